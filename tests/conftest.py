@@ -1,0 +1,60 @@
+"""Shared fixtures: isolated settings and a scripted OpenAI-shaped client for control-flow tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from ace_lab.config import Settings, load_settings
+
+
+class ScriptedClient:
+    """Stands in for ``openai.OpenAI`` in unit tests of control flow (never for results).
+
+    ``script`` items are returned in order: a string is the completion text, an exception is
+    raised, a callable gets the request kwargs and returns either. ``delay_s`` simulates a slow
+    server so concurrency can be observed.
+    """
+
+    def __init__(self, script: list[Any] | Callable[[dict], Any], delay_s: float = 0.0) -> None:
+        self.script = script
+        self.delay_s = delay_s
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    def _create(self, **kwargs: Any) -> Any:
+        with self._lock:
+            self.requests.append(kwargs)
+            item = self.script(kwargs) if callable(self.script) else self.script.pop(0)
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        if isinstance(item, BaseException):
+            raise item
+        message = SimpleNamespace(content=item)
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=message)],
+            usage=SimpleNamespace(prompt_tokens=11, completion_tokens=len(str(item).split())),
+        )
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings for the local smoke tier whose caches live in a fresh temporary directory."""
+    base = load_settings()
+    return Settings(
+        data_dir=base.data_dir,
+        cache_dir=tmp_path / "cache",
+        model_dir=base.model_dir,
+        results_dir=tmp_path / "results",
+        figures_dir=tmp_path / "figures",
+        llm=replace(base.llm, base_url=None, model=None, tier="smollm135m"),
+        embed=base.embed,
+    )
