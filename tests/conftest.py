@@ -55,6 +55,7 @@ def settings(tmp_path: Path) -> Settings:
         model_dir=base.model_dir,
         results_dir=tmp_path / "results",
         figures_dir=tmp_path / "figures",
+        graphs_dir=tmp_path / "graphs",
         llm=replace(base.llm, base_url=None, model=None, tier="smollm135m"),
         embed=base.embed,
     )

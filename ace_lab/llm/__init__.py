@@ -1,6 +1,6 @@
 """LLM access: one OpenAI-compatible client, the embedded local server, cache and ledger."""
 
-from ace_lab.llm.cache import ResponseCache, cache_key
+from ace_lab.llm.cache import ResponseArchive, ResponseCache, cache_key
 from ace_lab.llm.client import (
     LLM,
     Completion,
@@ -20,6 +20,7 @@ __all__ = [
     "LLMError",
     "Ledger",
     "ModelError",
+    "ResponseArchive",
     "ResponseCache",
     "cache_key",
     "extract_json",

@@ -104,3 +104,43 @@ class ResponseCache:
 
     def clear(self) -> None:
         self._conn().execute("DELETE FROM responses")
+
+
+class ResponseArchive:
+    """Read-only responses shipped with an artefact (JSONL: key, text, token counts).
+
+    A graph build records every response it used into its run folder, so the build can be
+    rerun on a fresh clone — where the SQLite cache is empty — without any model call.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._rows: dict[str, CachedResponse] = {}
+        if self.path.is_file():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                    self._rows[row["key"]] = CachedResponse(
+                        row["text"], row["prompt_tokens"], row["completion_tokens"]
+                    )
+                except (json.JSONDecodeError, KeyError):
+                    continue  # a torn line: that response is simply not archived
+
+    def get(self, key: str) -> CachedResponse | None:
+        return self._rows.get(key)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @staticmethod
+    def write(path: Path | str, entries: dict[str, CachedResponse]) -> None:
+        """Write ``entries`` (sorted by key, so the file is stable under rebuilds)."""
+        lines = [
+            json.dumps(
+                {"key": k, "text": e.text, "prompt_tokens": e.prompt_tokens,
+                 "completion_tokens": e.completion_tokens},
+                ensure_ascii=False,
+            )
+            for k, e in sorted(entries.items())
+        ]  # fmt: skip
+        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")

@@ -34,7 +34,7 @@ from tenacity import (
 from ace_lab.config import Settings, load_settings
 from ace_lab.evidence import LLMCall, current_step, record_llm_call
 from ace_lab.llm import server
-from ace_lab.llm.cache import ResponseCache, cache_key
+from ace_lab.llm.cache import CachedResponse, ResponseArchive, ResponseCache, cache_key
 from ace_lab.llm.ledger import Ledger
 from ace_lab.llm.models import get_tier
 
@@ -92,13 +92,30 @@ def extract_json(text: str) -> Any:
         return json.loads(stripped[start : end + 1])
 
 
+def _without_string_bounds(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _without_string_bounds(v)
+            for k, v in node.items()
+            if not (k in ("maxLength", "minLength") and node.get("type") == "string")
+        }
+    if isinstance(node, list):
+        return [_without_string_bounds(v) for v in node]
+    return node
+
+
 def schema_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """The ``response_format`` that asks a server to follow ``schema``'s JSON schema."""
+    """The ``response_format`` that asks a server to follow ``schema``'s JSON schema.
+
+    String length bounds are left out of what is sent: llama.cpp compiles ``maxLength: n`` into
+    n nested optional grammar rules, and sampling under such a grammar slows to a fraction of a
+    token per second. List bounds (``maxItems``) stay; long strings are truncated on validation.
+    """
     return {
         "type": "json_schema",
         "json_schema": {
             "name": schema.__name__,
-            "schema": schema.model_json_schema(),
+            "schema": _without_string_bounds(schema.model_json_schema()),
             "strict": True,
         },
     }
@@ -146,6 +163,10 @@ class LLM:
             self.model_identity = model_identity or f"{cfg.base_url.rstrip('/')}#{cfg.model}"
         self._client = client
         self._client_lock = threading.Lock()
+        #: Read-only response archives consulted after the cache (see ResponseArchive).
+        self.archives: list[ResponseArchive] = []
+        #: Every answered request: key -> response (lets a build archive what it used).
+        self.answered: dict[str, CachedResponse] = {}
         self._json_mode = "json_schema"  # downgraded to json_object if the server rejects it
 
     # ----------------------------------------------------------------- endpoint
@@ -219,10 +240,11 @@ class LLM:
         key = cache_key(request)
         cache = self.cache if use_cache else None
         start = time.perf_counter()
-        if cache is not None and (hit := cache.get(key)) is not None:
+        if use_cache and (hit := self._lookup(key)) is not None:
             completion = Completion(
                 hit.text, 0, 0, True, time.perf_counter() - start, self.model, key
             )
+            self.answered[key] = hit
             self._record(tag, completion)
             return completion
         try:
@@ -239,10 +261,20 @@ class LLM:
             self.model,
             key,
         )
-        if cache is not None and text.strip() and (accept is None or accept(text)):
-            cache.put(key, request, text, prompt_tokens, completion_tokens)
+        if text.strip() and (accept is None or accept(text)):
+            self.answered[key] = CachedResponse(text, prompt_tokens, completion_tokens)
+            if cache is not None:
+                cache.put(key, request, text, prompt_tokens, completion_tokens)
         self._record(tag, completion)
         return completion
+
+    def _lookup(self, key: str) -> CachedResponse | None:
+        hit = self.cache.get(key) if self.cache is not None else None
+        for archive in self.archives:
+            if hit is not None:
+                break
+            hit = archive.get(key)
+        return hit
 
     def _create(self, request: dict[str, Any]) -> tuple[str, int, int]:
         kwargs: dict[str, Any] = {

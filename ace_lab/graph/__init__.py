@@ -1,0 +1,6 @@
+"""Graph construction (three families), the canonical tables, the graph store and indexes."""
+
+from ace_lab.graph.build import FAMILIES, build_graph, load_graph
+from ace_lab.graph.tables import GraphTables, GraphTablesError
+
+__all__ = ["FAMILIES", "GraphTables", "GraphTablesError", "build_graph", "load_graph"]

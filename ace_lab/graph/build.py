@@ -1,0 +1,157 @@
+"""Build entry point shared by notebooks and ``ace-lab build``.
+
+A build takes a deterministic slice of a data set, chunks it, runs one graph family's builder
+through the (cached) LLM, and writes everything under one run directory keyed by data set,
+slice, family and model:
+
+    <graphs_dir>/<slice_id>/<family>/<model>/
+        *_extract.jsonl   per-chunk LLM extractions (resumable: a rerun skips finished chunks)
+        llm_responses.jsonl  every LLM response the build used: a rebuild on a fresh clone
+                          (empty response cache) replays them and makes no model call
+        tables/           GraphTables (nodes.parquet, edges.parquet, meta.json)
+        index/            seed indexes (passages, entities, relations) for retrieval
+
+``load_graph`` reads a finished build back without any LLM call.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ace_lab.config import Settings, load_settings
+from ace_lab.data import Chunk, Slice, chunk_passages, load_dataset, make_slice
+from ace_lab.graph.tables import GraphTables
+from ace_lab.llm import LLM, ResponseArchive
+
+FAMILIES = ("hierarchical", "openie", "typed")
+
+
+def _builder(family: str) -> Callable[..., GraphTables]:
+    if family == "hierarchical":
+        from ace_lab.graph.hierarchy import build_hierarchical
+
+        return build_hierarchical
+    if family == "openie":
+        from ace_lab.graph.openie import build_openie
+
+        return build_openie
+    if family == "typed":
+        from ace_lab.graph.typed import build_typed
+
+        return build_typed
+    raise ValueError(f"unknown graph family {family!r}; choose from {FAMILIES}")
+
+
+def model_label(model: str) -> str:
+    """A folder-safe name for the model that built a graph (local tier or endpoint model)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model)
+
+
+def run_dir(settings: Settings, slice_id: str, family: str, model: str) -> Path:
+    return Path(settings.graphs_dir) / slice_id / family / model
+
+
+def slice_chunks(
+    dataset: str, n: int, seed: int = 0, max_tokens: int = 600, overlap: int = 100
+) -> tuple[Slice, list[Chunk]]:
+    sl = make_slice(load_dataset(dataset), n, seed=seed)
+    return sl, chunk_passages(sl.passages, max_tokens=max_tokens, overlap=overlap)
+
+
+def build_graph(
+    dataset: str,
+    n: int,
+    family: str,
+    *,
+    seed: int = 0,
+    settings: Settings | None = None,
+    llm: LLM | None = None,
+    progress: bool = True,
+    with_index: bool = True,
+    **builder_options: Any,
+) -> tuple[GraphTables, Path]:
+    """Build (or resume) one family's graph for a slice; return the tables and the run dir."""
+    settings = settings or load_settings()
+    llm = llm or LLM(settings)
+    sl, chunks = slice_chunks(dataset, n, seed)
+    out = run_dir(settings, sl.slice_id, family, model_label(llm.model))
+    out.mkdir(parents=True, exist_ok=True)
+    command = f"ace-lab build --dataset {dataset} --n {n} --family {family} --seed {seed}"
+    if settings.llm.is_local:
+        command += f" --model {settings.llm.tier}"
+    meta = {
+        "dataset": dataset,
+        "slice_id": sl.slice_id,
+        "questions": len(sl.questions),
+        "passages": len(sl.passages),
+        "chunks": len(chunks),
+        "model": llm.model,
+        "model_identity": llm.model_identity,
+        "regenerate": command,
+    }
+    archive_path = out / "llm_responses.jsonl"
+    archive = ResponseArchive(archive_path)
+    llm.archives.append(archive)
+    earlier, llm.answered = llm.answered, {}  # collect exactly the responses this build uses
+    start = time.perf_counter()
+    try:
+        tables = _builder(family)(chunks, llm, out, meta=meta, progress=progress, **builder_options)
+    finally:
+        llm.archives.remove(archive)
+        used, llm.answered = llm.answered, earlier | llm.answered
+    tables.meta["build_wall_s"] = round(time.perf_counter() - start, 1)
+    ResponseArchive.write(archive_path, used)
+    tables.save(out / "tables")
+    if with_index:
+        from ace_lab.graph.index import build_seed_indexes
+
+        build_seed_indexes(tables).save(out / "index")
+    return tables, out
+
+
+def load_graph(
+    dataset: str,
+    n: int,
+    family: str,
+    model: str = "qwen1.5b",
+    seed: int = 0,
+    settings: Settings | None = None,
+) -> tuple[GraphTables, Path]:
+    """A finished build's tables and run dir (no LLM call); a clear error if it is missing."""
+    settings = settings or load_settings()
+    sl = make_slice(load_dataset(dataset), n, seed=seed)
+    out = run_dir(settings, sl.slice_id, family, model_label(model))
+    if not (out / "tables" / "nodes.parquet").is_file():
+        hint = f"ace-lab build --dataset {dataset} --n {n} --family {family} --model {model}"
+        raise FileNotFoundError(f"no {family} graph at {out}; build it with: {shlex.quote(hint)}")
+    return GraphTables.load(out / "tables"), out
+
+
+def load_or_build(
+    dataset: str,
+    n: int,
+    family: str,
+    *,
+    rebuild: bool = False,
+    seed: int = 0,
+    settings: Settings | None = None,
+    progress: bool = True,
+) -> tuple[GraphTables, Path]:
+    """The committed/finished graph if there is one (no LLM call), else build it.
+
+    ``rebuild=True`` always runs the builder; it resumes from the per-chunk records and the
+    LLM cache, so a rebuild of an unchanged slice makes no new model calls.
+    """
+    settings = settings or load_settings()
+    model = settings.llm.tier if settings.llm.is_local else str(settings.llm.model)
+    if not rebuild:
+        try:
+            return load_graph(dataset, n, family, model=model, seed=seed, settings=settings)
+        except FileNotFoundError:
+            pass
+    return build_graph(dataset, n, family, seed=seed, settings=settings, progress=progress)

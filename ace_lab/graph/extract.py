@@ -1,0 +1,162 @@
+"""Resumable per-chunk LLM extraction: the loop every graph family's builder shares.
+
+``run_per_chunk`` applies a per-chunk extraction function to every chunk not yet done and appends
+each finished chunk's record to a JSONL file as soon as it completes (flushed and fsynced), so a
+build killed mid-way restarts where it stopped: no chunk is lost, none is done twice. A torn last
+line (the process died while writing it) is ignored and that chunk is redone.
+
+Each record carries the chunk's LLM cost — calls, cache hits, prompt and completion tokens — read
+from a per-chunk ``Trace``, so the build can report calls and tokens per chunk per family.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ace_lab.data import Chunk
+from ace_lab.evidence import Trace
+from ace_lab.llm import LLM
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    chunk_id: str
+    result: dict[str, Any]
+    llm_calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    fallbacks: int
+
+
+def read_records(path: Path) -> dict[str, ChunkRecord]:
+    """Finished records by chunk id; a torn or corrupt line is skipped (that chunk is redone)."""
+    records: dict[str, ChunkRecord] = {}
+    if not path.is_file():
+        return records
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                record = ChunkRecord(**json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                continue
+            records[record.chunk_id] = record
+    return records
+
+
+class _Appender:
+    """Thread-safe JSONL appender that makes each line durable before returning."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def write(self, record: ChunkRecord) -> None:
+        line = json.dumps(record.__dict__, ensure_ascii=False) + "\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _repair_tail(path: Path) -> None:
+    """Cut a torn last line so new records start on a fresh line."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        data = path.read_bytes()
+        fh.seek(0)
+        fh.truncate(data.rfind(b"\n") + 1)
+
+
+def run_per_chunk(
+    chunks: Iterable[Chunk],
+    extract: Callable[[Chunk], dict[str, Any]],
+    out_path: Path | str,
+    llm: LLM,
+    *,
+    desc: str = "extract",
+    progress: bool = True,
+) -> dict[str, ChunkRecord]:
+    """Run ``extract`` on every chunk without a record in ``out_path``; return all records.
+
+    Chunks run concurrently up to the LLM's concurrency limit; order of completion does not
+    matter because records are keyed by chunk id.
+    """
+    out_path = Path(out_path)
+    _repair_tail(out_path)
+    done = read_records(out_path)
+    todo = [c for c in chunks if c.id not in done]
+    if not todo:
+        return done
+    appender = _Appender(out_path)
+    bar = tqdm(total=len(todo), desc=desc, disable=not progress, unit="chunk")
+
+    def one(chunk: Chunk) -> ChunkRecord:
+        trace = Trace()
+        with trace.step(desc, chunk_id=chunk.id) as step:
+            result = extract(chunk)
+        calls = trace.llm_calls
+        record = ChunkRecord(
+            chunk_id=chunk.id,
+            result=result,
+            llm_calls=len(calls),
+            cache_hits=sum(c.cache_hit for c in calls),
+            prompt_tokens=sum(c.prompt_tokens for c in calls),
+            completion_tokens=sum(c.completion_tokens for c in calls),
+            fallbacks=len(step.outputs.get("fallbacks", [])),
+        )
+        appender.write(record)
+        bar.update(1)
+        return record
+
+    try:
+        for record in llm.map(one, todo):
+            done[record.chunk_id] = record
+    finally:
+        appender.close()
+        bar.close()
+    return done
+
+
+def cost_table(records: dict[str, ChunkRecord]) -> pd.DataFrame:
+    """Per-chunk LLM cost (one row per chunk)."""
+    rows = [
+        {k: v for k, v in r.__dict__.items() if k != "result"} for r in records.values()
+    ]
+    return pd.DataFrame(rows)
+
+
+def cost_summary(records: dict[str, ChunkRecord], stage: str) -> dict[str, Any]:
+    """Calls and tokens per chunk for one extraction stage."""
+    table = cost_table(records)
+    n = max(len(table), 1)
+    return {
+        "stage": stage,
+        "chunks": len(table),
+        "llm_calls": int(table["llm_calls"].sum()) if len(table) else 0,
+        "calls_per_chunk": round(float(table["llm_calls"].sum()) / n, 3) if len(table) else 0,
+        "prompt_tokens_per_chunk": round(float(table["prompt_tokens"].sum()) / n, 1)
+        if len(table)
+        else 0,
+        "completion_tokens_per_chunk": round(float(table["completion_tokens"].sum()) / n, 1)
+        if len(table)
+        else 0,
+        "fallbacks": int(table["fallbacks"].sum()) if len(table) else 0,
+    }
