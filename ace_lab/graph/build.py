@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import Chunk, Slice, chunk_passages, load_dataset, make_slice
 from ace_lab.graph.tables import GraphTables
@@ -155,3 +157,11 @@ def load_or_build(
         except FileNotFoundError:
             pass
     return build_graph(dataset, n, family, seed=seed, settings=settings, progress=progress)
+
+
+def cost_frame(tables: GraphTables) -> pd.DataFrame:
+    """The build's LLM cost per stage (calls and tokens per chunk), one row per stage."""
+    cost = tables.meta.get("cost", [])
+    if isinstance(cost, dict):  # {"stage": ..., ...} or {stage name: {...}}
+        cost = list(cost.values()) if all(isinstance(v, dict) for v in cost.values()) else [cost]
+    return pd.DataFrame(cost)
