@@ -137,9 +137,7 @@ def run_per_chunk(
 
 def cost_table(records: dict[str, ChunkRecord]) -> pd.DataFrame:
     """Per-chunk LLM cost (one row per chunk)."""
-    rows = [
-        {k: v for k, v in r.__dict__.items() if k != "result"} for r in records.values()
-    ]
+    rows = [{k: v for k, v in r.__dict__.items() if k != "result"} for r in records.values()]
     return pd.DataFrame(rows)
 
 

@@ -41,7 +41,13 @@ from scipy.cluster.vq import kmeans2
 from ace_lab.data import Chunk
 from ace_lab.embed import embed
 from ace_lab.graph.extract import cost_summary, run_per_chunk
-from ace_lab.graph.names import bounded_list, bounded_str, chunk_node, normalise_name
+from ace_lab.graph.names import (
+    bounded_list,
+    bounded_str,
+    chunk_node,
+    mention_edges,
+    normalise_name,
+)
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
@@ -403,17 +409,7 @@ def build_hierarchical(
         for (a, b), rel in sorted(relations.items())
     ]
     chunk_rows = [chunk_node(c) for c in chunks]
-    mention_rows = [
-        {
-            "id": f"mention:{e['id']}->{cid}",
-            "source": e["id"],
-            "target": cid,
-            "type": "MENTIONED_IN",
-            "source_ids": [cid],
-        }
-        for e in entity_rows
-        for cid in e["source_ids"]
-    ]
+    mention_rows = [m for e in entity_rows for m in mention_edges(e["id"], e["source_ids"])]
     summary_nodes, member_edges, layer_stats = _summary_layers(entity_rows, llm, config, progress)
     by_id = {e["id"]: e for e in entity_rows}
     communities = leiden_communities(

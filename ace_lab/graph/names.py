@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BeforeValidator, Field
@@ -76,6 +77,20 @@ def chunk_node(chunk: Chunk) -> dict[str, Any]:
         "description": chunk.text,
         "source_ids": [chunk.id],
     }
+
+
+def mention_edges(entity_id: str, chunk_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """``MENTIONED_IN`` edges from an entity to every chunk it was extracted from."""
+    return [
+        {
+            "id": "men:" + short_hash(entity_id, cid),
+            "source": entity_id,
+            "target": cid,
+            "type": "MENTIONED_IN",
+            "source_ids": [cid],
+        }
+        for cid in sorted(chunk_ids)
+    ]
 
 
 def short_hash(*parts: str) -> str:

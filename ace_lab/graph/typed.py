@@ -48,6 +48,7 @@ from ace_lab.graph.names import (
     chunk_node,
     entity_id,
     fold,
+    mention_edges,
     normalise_name,
     short_hash,
 )
@@ -606,16 +607,7 @@ def _assemble(
                 "source_ids": sorted(sources[eid]),
             }
         )
-        edges.extend(
-            {
-                "id": "men:" + short_hash(eid, cid),
-                "source": eid,
-                "target": cid,
-                "type": "MENTIONED_IN",
-                "source_ids": [cid],
-            }
-            for cid in sorted(sources[eid])
-        )
+        edges.extend(mention_edges(eid, sources[eid]))
     for edge in relations.values():
         edge["weight"] = float(len(edge["source_ids"]))
         edge["source_ids"] = sorted(edge["source_ids"])
