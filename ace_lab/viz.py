@@ -29,7 +29,9 @@ def plot_question_types(type_counts: Mapping[str, pd.Series]) -> plt.Figure:
     table = pd.DataFrame({name: counts for name, counts in type_counts.items()}).T.fillna(0)
     table = table.loc[table.sum(axis=1).sort_values().index]
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(table) + 1.5))
-    table.plot.barh(stacked=True, ax=ax, width=0.75, colormap="tab20")
+    # tab20 + tab20b: 40 distinct colours, so no two question types share one
+    colours = [*plt.cm.tab20.colors, *plt.cm.tab20b.colors]
+    table.plot.barh(stacked=True, ax=ax, width=0.75, color=colours[: len(table.columns)])
     ax.set_xlabel("questions (development split)")
     ax.set_ylabel("")
     ax.set_title("Questions per data set and type")

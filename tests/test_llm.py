@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-import sys
 import time
 from pathlib import Path
 
@@ -301,7 +300,3 @@ def test_local_server_real_call_then_cache_hit(settings):
     finally:
         assert server.stop(settings)
     assert server.status(settings) is None
-
-
-if __name__ == "__main__":
-    sys.exit(pytest.main([__file__, "-q"]))

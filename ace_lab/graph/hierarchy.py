@@ -232,7 +232,9 @@ def _summary_layers(
                 max_tokens=220,
             ).value
 
-        summaries = llm.map(summarise, members_text)
+        summaries = llm.map(
+            summarise, members_text, desc=f"level {level} summaries" if progress else None
+        )
         new_layer = []
         for i, (group, summary) in enumerate(zip(multi, summaries, strict=True)):
             name = summary.name.strip() or " / ".join(m["name"] for m in group[:3])
@@ -295,6 +297,7 @@ def _community_nodes(
     relation_rows: list[dict[str, Any]],
     llm: LLM,
     config: HierarchyConfig,
+    progress: bool = True,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     eligible = [c for c in communities if len(c) >= config.community_min_size]
     member_of = {e: i for i, c in enumerate(eligible) for e in c}
@@ -325,7 +328,7 @@ def _community_nodes(
             max_tokens=350,
         ).value
 
-    reports = llm.map(report, range(len(eligible)))
+    reports = llm.map(report, range(len(eligible)), desc="community reports" if progress else None)
     nodes, edges = [], []
     for i, (members, rep) in enumerate(zip(eligible, reports, strict=True)):
         names = ", ".join(by_id[e]["name"] for e in members[:8])
@@ -380,7 +383,11 @@ def build_hierarchical(
     entities, relations = _merge({cid: r.result for cid, r in records.items()})
 
     keys = sorted(entities)
-    descriptions = llm.map(lambda k: _entity_description(entities[k], llm, config), keys)
+    descriptions = llm.map(
+        lambda k: _entity_description(entities[k], llm, config),
+        keys,
+        desc="entity descriptions" if progress else None,
+    )
     entity_rows = []
     for key, description in zip(keys, descriptions, strict=True):
         ent = entities[key]
@@ -419,7 +426,7 @@ def build_hierarchical(
         config.seed,
     )
     community_nodes, community_edges = _community_nodes(
-        communities, by_id, relation_rows, llm, config
+        communities, by_id, relation_rows, llm, config, progress
     )
     corpus_calls = llm.ledger.calls[calls_before:]
     n = max(len(records), 1)

@@ -102,6 +102,15 @@ class ResponseCache:
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
+    def entries(self, model_identity: str | None = None) -> dict[str, CachedResponse]:
+        """All stored responses (of one model identity), e.g. to archive an unfinished build."""
+        query = "SELECT key, text, prompt_tokens, completion_tokens FROM responses"
+        args: tuple[str, ...] = ()
+        if model_identity is not None:
+            query += " WHERE model = ?"
+            args = (model_identity,)
+        return {k: CachedResponse(t, p, c) for k, t, p, c in self._conn().execute(query, args)}
+
     def clear(self) -> None:
         self._conn().execute("DELETE FROM responses")
 

@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -30,6 +30,7 @@ from tenacity import (
     stop_after_attempt,
     wait_exponential,
 )
+from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.evidence import LLMCall, current_step, record_llm_call
@@ -406,20 +407,36 @@ class LLM:
 
     # ---------------------------------------------------------------- concurrency
     def map(
-        self, fn: Callable[[Any], R], items: Iterable[Any], max_workers: int | None = None
+        self,
+        fn: Callable[[Any], R],
+        items: Iterable[Any],
+        max_workers: int | None = None,
+        desc: str | None = None,
     ) -> list[R]:
         """``[fn(x) for x in items]`` run concurrently (limit: ``settings.llm.concurrency``).
 
         Each task runs in a copy of the caller's context, so its LLM calls attach to the
         caller's current trace step. Results keep input order; the first exception propagates.
+        ``desc`` shows a progress bar labelled with it.
         """
         items = list(items)
         limit = max(1, min(max_workers or self.settings.llm.concurrency, len(items) or 1))
-        if limit == 1:
-            return [fn(x) for x in items]
-        with ThreadPoolExecutor(max_workers=limit) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, fn, x) for x in items]
-            return [f.result() for f in futures]
+        bar = tqdm(total=len(items), desc=desc, unit="call", disable=desc is None)
+        try:
+            if limit == 1:
+                results = []
+                for x in items:
+                    results.append(fn(x))
+                    bar.update(1)
+                return results
+            with ThreadPoolExecutor(max_workers=limit) as pool:
+                futures = [pool.submit(contextvars.copy_context().run, fn, x) for x in items]
+                for future in as_completed(futures):
+                    future.result()
+                    bar.update(1)
+                return [f.result() for f in futures]
+        finally:
+            bar.close()
 
     # --------------------------------------------------------------------- misc
     def ping(self) -> Completion:
