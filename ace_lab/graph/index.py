@@ -590,12 +590,17 @@ def relation_text(source: str, predicate: str, description: str, target: str) ->
     return f"{source} {predicate or description} {target}"
 
 
+#: Edge types that organise the graph rather than state a fact; never relation seeds.
+STRUCTURAL_EDGE_TYPES = ("MENTIONED_IN", "MEMBER_OF", "IN_COMMUNITY", "SYNONYM")
+
+
 def seed_documents(tables: GraphTables) -> dict[str, tuple[list[str], list[str]]]:
     """``(ids, texts)`` of the passages, entities and relations of a ``GraphTables``.
 
     Passages are ``Chunk`` nodes (their text is the description); entities are all other nodes
-    except ``Community``; relations are edges with a predicate or a description (structural
-    edges such as chunk membership carry neither and would only add noise).
+    except ``Community``; relations are edges with a predicate or a description, leaving out
+    the structural types (chunk membership, hierarchy and community links, synonyms), which
+    state no fact of the corpus and would only add noise.
     """
     nodes, edges = tables.nodes, tables.edges
     chunks = nodes[nodes["label"] == "Chunk"]
@@ -603,7 +608,7 @@ def seed_documents(tables: GraphTables) -> dict[str, tuple[list[str], list[str]]
     names = {str(i): (str(n) or str(i)) for i, n in zip(nodes["id"], nodes["name"], strict=True)}
     rel_ids: list[str] = []
     rel_texts: list[str] = []
-    for row in edges.itertuples(index=False):
+    for row in edges[~edges["type"].isin(STRUCTURAL_EDGE_TYPES)].itertuples(index=False):
         predicate, description = str(row.predicate).strip(), str(row.description).strip()
         if not (predicate or description):
             continue
