@@ -262,9 +262,11 @@ class LLM:
             self.model,
             key,
         )
-        if text.strip() and (accept is None or accept(text)):
+        if text.strip():
+            # Archived even when rejected: a replay must see the same invalid output to take
+            # the same retry/fallback path. Only accepted outputs enter the live cache.
             self.answered[key] = CachedResponse(text, prompt_tokens, completion_tokens)
-            if cache is not None:
+            if cache is not None and (accept is None or accept(text)):
                 cache.put(key, request, text, prompt_tokens, completion_tokens)
         self._record(tag, completion)
         return completion
