@@ -52,7 +52,10 @@ class Evidence:
 
 
 def _header(item: Evidence) -> str:
-    return f"### round {item.round} · {item.branch} · {item.kind}"
+    """``### round R · branch (goal G, mode M) · kind``: the block an item belongs to."""
+    extra = ", ".join(f"{key} {item.meta[key]}" for key in ("goal", "mode") if item.meta.get(key))
+    branch = f"{item.branch} ({extra})" if extra else item.branch
+    return f"### round {item.round} · {branch} · {item.kind}"
 
 
 @dataclass

@@ -1,0 +1,53 @@
+"""Parallel Differential Retrieval: the policy's branches retrieve concurrently.
+
+Each branch runs its backbone builder on its own rewritten query in a worker thread (with the
+caller's trace context), and its evidence increment ΔC_b is tagged with the branch, the round,
+the branch goal, the retrieval mode and the query that produced it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+from ace_lab.ace.backbone import Backbone
+from ace_lab.ace.planner import BranchQuery
+from ace_lab.evidence import Evidence, Trace
+
+
+def tag(items: list[Evidence], branch: str, round_: int, **meta: object) -> list[Evidence]:
+    """``items`` re-labelled as coming from ``branch`` in ``round_``, with extra provenance."""
+    return [
+        replace(item, branch=branch, round=round_, meta={**item.meta, **meta}) for item in items
+    ]
+
+
+def retrieve_branch(
+    backbone: Backbone, planned: BranchQuery, trace: Trace, round_: int = 1
+) -> list[Evidence]:
+    mode = backbone.mode_of(planned.branch)
+    with trace.step(f"retrieve:{planned.branch}", query=planned.query, mode=mode) as step:
+        step.queries.append(planned.query)
+        items = backbone.retriever.retrieve(planned.query, mode)
+        items = tag(
+            items, planned.branch, round_, goal=planned.goal, mode=mode, query=planned.query
+        )
+        step.outputs.update(evidence=[e.id for e in items], n=len(items))
+    return items
+
+
+def parallel_differential_retrieval(
+    backbone: Backbone, queries: list[BranchQuery], trace: Trace, round_: int = 1
+) -> dict[str, list[Evidence]]:
+    """ΔC per branch; with two branches both retrievals run at the same time."""
+    if len(queries) <= 1:
+        return {q.branch: retrieve_branch(backbone, q, trace, round_) for q in queries}
+    with ThreadPoolExecutor(max_workers=len(queries), thread_name_prefix="ace-pdr") as pool:
+        futures = {
+            q.branch: pool.submit(
+                contextvars.copy_context().run, retrieve_branch, backbone, q, trace, round_
+            )
+            for q in queries
+        }
+        return {branch: future.result() for branch, future in futures.items()}

@@ -1,0 +1,147 @@
+"""Answer metrics for multi-hop QA: EM/F1, context coverage and recovery, support recall.
+
+EM and F1 follow the SQuAD / HotpotQA official scripts (and HippoRAG, which reuses them), so
+numbers are comparable with published tables: answers are normalised the SQuAD way and scored
+against the best-matching gold alias. Coverage and recovery follow the ACE-GraphRAG Table 5
+definitions; support recall measures retrieval against HotpotQA's supporting passages.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = frozenset(string.punctuation)
+#: Answers that only match exactly (HotpotQA: a "yes" must not earn partial credit for "no").
+_SPECIAL = frozenset({"yes", "no", "noanswer"})
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in str(s).lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> float:
+    """1.0 if the normalised prediction equals any normalised gold alias, else 0.0."""
+    pred = normalize_answer(prediction)
+    return max((float(pred == normalize_answer(g)) for g in golds), default=0.0)
+
+
+def _f1(pred: str, gold: str) -> float:
+    """Token F1 of two normalised answers, with HotpotQA's exact-only special answers."""
+    if (pred in _SPECIAL or gold in _SPECIAL) and pred != gold:
+        return 0.0
+    common = Counter(pred.split()) & Counter(gold.split())
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred.split()), same / len(gold.split())
+    return 2 * precision * recall / (precision + recall)
+
+
+def f1_score(prediction: str, golds: Sequence[str]) -> float:
+    """SQuAD token F1 against the best gold alias (0.0 when there are no golds)."""
+    pred = normalize_answer(prediction)
+    return max((_f1(pred, normalize_answer(g)) for g in golds), default=0.0)
+
+
+def is_yes_no(golds: Sequence[str]) -> bool:
+    """Whether the question is a yes/no comparison (coverage is undefined for those)."""
+    return any(normalize_answer(g) in ("yes", "no") for g in golds)
+
+
+def answer_in_context(context_text: str, golds: Sequence[str]) -> bool:
+    """Whether any gold alias occurs in the context as whole normalised words.
+
+    Padding with spaces makes "1942" not match inside "19423" and "art" not inside "party".
+    """
+    context = f" {normalize_answer(context_text)} "
+    return any(
+        (gold := normalize_answer(g)) and f" {gold} " in context  # empty gold matches nothing
+        for g in golds
+    )
+
+
+def coverage_and_recovery(
+    initial: Sequence[bool | None], final: Sequence[bool | None]
+) -> dict[str, float | int | None]:
+    """ACE-GraphRAG Table 5: answer coverage before/after refinement and recovery.
+
+    ``initial[i]`` / ``final[i]`` say whether question i's gold appears in its first / last
+    context; ``None`` marks a yes/no question (no answer span to find), which is excluded.
+    Coverage is the covered share of the remaining ``n`` questions; recovery is the share of
+    the ``n_uncovered`` initially uncovered ones that the final context covers. Ratios over an
+    empty set are ``None``.
+    """
+    if len(initial) != len(final):
+        raise ValueError(f"initial has {len(initial)} entries, final {len(final)}")
+    pairs = [(i, f) for i, f in zip(initial, final, strict=True) if i is not None]
+    if any(f is None for _, f in pairs) or len(pairs) != sum(f is not None for f in final):
+        raise ValueError("initial and final must mark the same questions as yes/no (None)")
+    n = len(pairs)
+    uncovered = [f for i, f in pairs if not i]
+    return {
+        "n": n,
+        "coverage_initial": sum(bool(i) for i, _ in pairs) / n if n else None,
+        "coverage_final": sum(bool(f) for _, f in pairs) / n if n else None,
+        "n_uncovered": len(uncovered),
+        "recovery": sum(bool(f) for f in uncovered) / len(uncovered) if uncovered else None,
+    }
+
+
+def support_recall(
+    context_source_ids: Iterable[str], supporting_ids: Sequence[str]
+) -> float | None:
+    """Share of supporting passages present in the context (None without supporting ids).
+
+    Contexts may cite chunks (``<doc_id>#<index>``) rather than whole passages; any chunk of a
+    supporting passage counts as retrieving it.
+    """
+    wanted = list(dict.fromkeys(supporting_ids))
+    if not wanted:
+        return None
+    present = set(context_source_ids)
+    documents = {sid.rsplit("#", 1)[0] for sid in present if "#" in sid}
+    hits = sum(s in present or s in documents for s in wanted)
+    return hits / len(wanted)
+
+
+# ------------------------------------------------------------------ answer extraction
+_OPEN = re.compile(r"\[\s*final[ _]answer\s*\]", re.IGNORECASE)
+_CLOSE = re.compile(r"\[\s*/\s*final[ _]answer\s*\]", re.IGNORECASE)
+_PREFIX = re.compile(r"^(?:final\s+answer|answer|result)[\s*_`]*[:：]", re.IGNORECASE)
+#: Markdown and quoting a model may wrap around the answer.
+_WRAPPERS = " \t\r\n*_`\"'“”‘’"
+
+
+def _clean(text: str) -> str:
+    """Strip wrappers, an ``Answer:``-style prefix (bold or not) and a trailing period."""
+    text = _PREFIX.sub("", text.strip(_WRAPPERS)).strip(_WRAPPERS)
+    return text[:-1].rstrip(_WRAPPERS) if text.endswith(".") else text
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip(_WRAPPERS)]
+
+
+def extract_final_answer(text: str) -> str:
+    """The answer a model put in ``[FINAL_ANSWER] ... [/FINAL_ANSWER]``, found robustly.
+
+    In order: the last non-empty tagged answer (case-insensitive; with the closing tag missing,
+    the first line after the opening tag); else the last line starting ``Answer:`` /
+    ``Result:`` / ``Final answer:``; else the last non-empty line. The result loses markdown
+    bold, backticks, quotes, such prefixes and a trailing period.
+    """
+    text = str(text or "")
+    for segment in reversed(_OPEN.split(text)[1:]):  # the text after each opening tag
+        parts = _CLOSE.split(segment, maxsplit=1)
+        body = parts[0] if len(parts) == 2 else next(iter(_lines(segment)), "")
+        if answer := _clean(body):
+            return answer
+    lines = _lines(_CLOSE.sub(" ", _OPEN.sub(" ", text)))
+    prefixed = [line for line in lines if _PREFIX.match(line.strip(_WRAPPERS))]
+    return _clean((prefixed or lines or [""])[-1])

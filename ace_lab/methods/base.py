@@ -1,0 +1,58 @@
+"""What a method is, and the one-shot retrieve-then-generate method most baselines are.
+
+A method is anything with ``name`` and ``answer(query, task) -> Answer``; the runner, the CLI
+and the notebooks need nothing else. ``RetrieveThenGenerate`` runs one context builder with the
+query and answers with the shared prompt (``ace_lab.methods.generate``): HiRAG (``hi``),
+GraphRAG local+global and the other baselines differ only in the builder.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ace_lab.ace.backbone import Retriever
+from ace_lab.ace.pdr import tag
+from ace_lab.evidence import Answer, Context, Trace
+from ace_lab.llm import LLM
+from ace_lab.methods.generate import PromptStyle, Task, generate
+
+
+class Method(Protocol):
+    name: str
+
+    def answer(self, query: str, task: Task = "qa") -> Answer: ...
+
+
+class RetrieveThenGenerate:
+    """One retrieval call with the query, one generation call on its context."""
+
+    def __init__(
+        self,
+        name: str,
+        retriever: Retriever,
+        mode: str,
+        llm: LLM,
+        *,
+        prompt_style: PromptStyle = "task",
+    ) -> None:
+        if mode not in retriever.modes:
+            raise ValueError(f"{name}: mode {mode!r} not in {retriever.modes}")
+        self.name = name
+        self.retriever = retriever
+        self.mode = mode
+        self.llm = llm
+        self.prompt_style = prompt_style
+
+    def answer(self, query: str, task: Task = "qa") -> Answer:
+        trace = Trace()
+        with trace.activate():
+            with trace.step("retrieve:base", query=query, mode=self.mode) as step:
+                step.queries.append(query)
+                items = tag(self.retriever.retrieve(query, self.mode), "base", 0, mode=self.mode)
+                step.outputs.update(evidence=[e.id for e in items], n=len(items))
+            context = Context(items)
+            with trace.step("generate", prompt_style=self.prompt_style, task=task) as step:
+                generation = generate(self.llm, query, context.render(), task, self.prompt_style)
+                step.outputs.update(answer=generation.answer, raw=generation.raw)
+        meta = {"method": self.name, "retrieval_calls": 1, "raw": generation.raw}
+        return Answer(generation.answer, context, trace, meta)

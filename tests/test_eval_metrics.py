@@ -1,0 +1,135 @@
+"""ace_lab.eval.metrics: SQuAD/HotpotQA scoring, coverage/recovery, support recall, extraction."""
+
+from __future__ import annotations
+
+import pytest
+
+from ace_lab.eval import (
+    answer_in_context,
+    coverage_and_recovery,
+    exact_match,
+    extract_final_answer,
+    f1_score,
+    is_yes_no,
+    normalize_answer,
+    support_recall,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalised"),
+    [
+        ("The Eiffel Tower!", "eiffel tower"),
+        ("  A   cat,  an apple; THE end. ", "cat apple end"),
+        ("Théâtre-du-Nord", "théâtredunord"),  # punctuation is removed, not replaced by a space
+        ("anthem", "anthem"),  # articles only as whole words
+        ("", ""),
+    ],
+)
+def test_normalize_answer(raw, normalised):
+    assert normalize_answer(raw) == normalised
+
+
+def test_exact_match_uses_normalisation_and_aliases():
+    assert exact_match("the Beatles.", ["Beatles"]) == 1.0
+    assert exact_match("NYC", ["New York City", "NYC"]) == 1.0
+    assert exact_match("New York", ["New York City", "NYC"]) == 0.0
+    assert exact_match("anything", []) == 0.0
+
+
+def test_f1_partial_overlap_hand_computed():
+    # "quick brown fox" vs "quick red fox jumps": 2 common tokens, P = 2/3, R = 2/4.
+    assert f1_score("The quick brown fox", ["quick red fox jumps"]) == pytest.approx(4 / 7)
+
+
+def test_f1_takes_the_best_alias():
+    # vs "President Obama": P = R = 1/2, F1 0.5; vs "Barack Hussein Obama": P 1, R 2/3, F1 0.8.
+    assert f1_score("Barack Obama", ["President Obama", "Barack Hussein Obama"]) == pytest.approx(
+        0.8
+    )
+    assert f1_score("x", []) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "f1"),
+    [
+        ("yes", "yes", 1.0),
+        ("Yes.", "yes", 1.0),
+        ("no", "yes", 0.0),
+        ("yes", "yes it is", 0.0),  # a special answer must match exactly: no partial credit
+        ("yes it is", "yes", 0.0),
+        ("noanswer", "no answer", 0.0),
+    ],
+)
+def test_f1_yes_no_as_hotpotqa(prediction, gold, f1):
+    assert f1_score(prediction, [gold]) == f1
+
+
+def test_is_yes_no():
+    assert is_yes_no(["yes"]) and is_yes_no(["No."])
+    assert not is_yes_no(["Norway"]) and not is_yes_no([])
+
+
+def test_answer_in_context_matches_whole_words():
+    context = "The Lakeshore Library, designed by Mira Holt, opened in 1978 in Toronto."
+    assert answer_in_context(context, ["lakeshore library"])
+    assert answer_in_context(context, ["the 1978"])  # articles dropped on both sides
+    assert answer_in_context(context, ["Montreal", "Toronto"])  # any alias
+    assert not answer_in_context(context, ["197"])  # not inside a longer token
+    assert not answer_in_context(context, ["art"])
+    assert not answer_in_context(context, ["", "the"])  # empty after normalisation
+
+
+def test_coverage_and_recovery_hand_computed():
+    # None = yes/no question, excluded. Of the other 5: initially covered 2, finally 3;
+    # initially uncovered are questions 1, 2, 4, of which 1 and 4 are covered finally.
+    initial = [True, False, False, None, False, True]
+    final = [True, True, False, None, True, False]
+    assert coverage_and_recovery(initial, final) == {
+        "n": 5,
+        "coverage_initial": pytest.approx(2 / 5),
+        "coverage_final": pytest.approx(3 / 5),
+        "n_uncovered": 3,
+        "recovery": pytest.approx(2 / 3),
+    }
+
+
+def test_coverage_edge_cases():
+    assert coverage_and_recovery([True, None], [True, None])["recovery"] is None
+    empty = coverage_and_recovery([None], [None])
+    assert empty["n"] == 0 and empty["coverage_initial"] is None
+    with pytest.raises(ValueError, match="same questions"):
+        coverage_and_recovery([True, None], [True, False])
+    with pytest.raises(ValueError, match="entries"):
+        coverage_and_recovery([True], [True, False])
+
+
+def test_support_recall_with_passage_and_chunk_ids():
+    supporting = ["doc1", "doc2", "doc3"]
+    assert support_recall(["doc1", "doc9"], supporting) == pytest.approx(1 / 3)
+    assert support_recall(["doc1#0", "doc2#3", "doc2#4"], supporting) == pytest.approx(2 / 3)
+    assert support_recall(["doc10#0", "doc3x"], supporting) == 0.0  # prefixes must end at "#"
+    assert support_recall(iter(["doc1", "doc2#1", "doc3#0"]), supporting) == 1.0
+    assert support_recall(["doc1"], []) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Reasoning...\n[FINAL_ANSWER] Mira Holt [/FINAL_ANSWER]", "Mira Holt"),
+        ("[final_answer]Toronto.[/final_answer]", "Toronto"),
+        ("blah\n[FINAL_ANSWER] 1978\nbecause the record says so", "1978"),  # no closing tag
+        ("**[FINAL_ANSWER]** `Lakeshore Library` **[/FINAL_ANSWER]**", "Lakeshore Library"),
+        ('[FINAL_ANSWER] "yes" [/FINAL_ANSWER]', "yes"),
+        ("[FINAL_ANSWER] Answer: Paris [/FINAL_ANSWER]", "Paris"),
+        ("I will use [FINAL_ANSWER] tags.\n[FINAL_ANSWER] Rome [/FINAL_ANSWER]", "Rome"),
+        ("[FINAL_ANSWER] [/FINAL_ANSWER]\nAnswer: Oslo", "Oslo"),  # empty tags: fall through
+        ("Let me think.\n**Answer:** Paris.\nHope this helps!", "Paris"),
+        ("Step 1...\nResult: 42", "42"),
+        ("**Final answer**: the Beatles", "the Beatles"),
+        ("The question asks for a city.\n\nParis.\n", "Paris"),
+        ("", ""),
+    ],
+)
+def test_extract_final_answer(text, answer):
+    assert extract_final_answer(text) == answer
