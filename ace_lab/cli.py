@@ -83,6 +83,103 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from ace_lab.methods.ask import ask, cost_line, format_trace
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    asked = ask(
+        args.method, args.dataset, args.n, args.question_id, seed=args.seed,
+        graph_model=args.graph_model, settings=settings,
+    )  # fmt: skip
+    answer, question = asked.answer, asked.question
+    if args.trace:
+        print(format_trace(answer.trace))
+        print("== context\n" + answer.context.render())
+        print("== raw generation\n" + str(answer.meta.get("raw", "")))
+    print(f"question: {question.question}  [{question.id}]")
+    print(f"gold:     {' | '.join(question.answers)}")
+    print(f"answer:   {answer.text}")
+    if "policy" in answer.meta:
+        topology = answer.meta.get("topology")
+        print(
+            f"policy:   {answer.meta['policy']['label']}"
+            + (f" (router: {topology})" if topology else "")
+        )
+    print(f"cost:     {cost_line(answer)}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ace_lab.eval.runner import run
+    from ace_lab.eval.tables import main_table, to_markdown
+    from ace_lab.llm import get_llm
+    from ace_lab.methods.registry import graph_family
+    from ace_lab.methods.retrieval_graph import RetrievalGraph
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    llm = get_llm(settings)
+    graphs: dict[str, RetrievalGraph] = {}  # one load per graph family, shared by methods
+    frames, errors = [], 0
+    for method in args.methods:
+        family = graph_family(method)
+        if family not in graphs:
+            graphs[family] = RetrievalGraph.load(
+                args.dataset, args.n, family, model=args.graph_model, seed=args.seed,
+                settings=settings,
+            )  # fmt: skip
+        frame = run(
+            method, args.dataset, args.n, seed=args.seed, study=args.study, settings=settings,
+            llm=llm, graph=graphs[family], graph_model=args.graph_model,
+            concurrency=args.concurrency, limit=args.limit,
+        )  # fmt: skip
+        errors += frame.attrs.get("errors", 0)
+        frames.append(frame)
+    table = main_table(pd.concat(frames, ignore_index=True))
+    columns = ["method", "n", "EM [95% CI]", "F1 [95% CI]", "input_tokens", "wall_s"]
+    print(to_markdown(table[columns]))
+    if errors:
+        print(f"{errors} question(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ace_lab.eval.runner import latest_study, load_results, study_dir
+    from ace_lab.eval.tables import (
+        COST_COLUMNS,
+        cost_table,
+        export_table,
+        main_table,
+        paired_tests,
+        to_markdown,
+    )
+
+    settings = load_settings()
+    study = args.study or latest_study(settings)
+    df = load_results(study, settings)
+    main = main_table(df)
+    tables = {"main_table": main, "cost_table": cost_table(df, reference=args.baseline)}
+    if args.baseline in set(df["method"]) and df["method"].nunique() > 1:
+        tables["paired_tests"] = paired_tests(df, args.baseline)
+    print(f"# {study}: {df['method'].nunique()} methods, {df['id'].nunique()} questions\n")
+    shown = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *COST_COLUMNS]
+    print("## Accuracy\n\n" + to_markdown(main[[c for c in shown if c in main]]) + "\n")
+    print(f"## Cost per query (input ratio vs {args.baseline})\n")
+    print(to_markdown(tables["cost_table"]))
+    if note := tables["cost_table"].attrs.get("note"):
+        print(f"\nnote: {note}")
+    if "paired_tests" in tables:
+        paired = tables["paired_tests"]
+        columns = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation"]
+        print(f"\n## F1 vs {args.baseline} (paired)\n\n" + to_markdown(paired[columns]))
+    if args.export:
+        for name, table in tables.items():
+            paths = export_table(table, name, study_dir(study, settings))
+            print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ace-lab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -104,6 +201,35 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
     build.set_defaults(func=_cmd_build)
+
+    ask = sub.add_parser("ask", help="answer one question with one method")
+    ask.add_argument("--method", required=True, help="e.g. ace-full, ace-adaptive, hirag")
+    ask.add_argument("--dataset", required=True)
+    ask.add_argument("--n", type=int, default=20, help="slice size the graph was built for")
+    ask.add_argument("--question-id", help="question id in the slice (default: the first)")
+    ask.add_argument("--seed", type=int, default=0)
+    ask.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
+    ask.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
+    ask.add_argument("--trace", action="store_true", help="print every stage")
+    ask.set_defaults(func=_cmd_ask)
+
+    run = sub.add_parser("run", help="evaluate methods on a slice (resumable, JSON lines)")
+    run.add_argument("--methods", nargs="+", required=True, help="e.g. hirag ace-full")
+    run.add_argument("--dataset", required=True)
+    run.add_argument("--n", type=int, default=20, help="slice size the graph was built for")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--study", help="results/<study>/ folder (default: the slice id)")
+    run.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
+    run.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
+    run.add_argument("--concurrency", type=int, default=1, help="questions in flight at once")
+    run.add_argument("--limit", type=int, help="only the first LIMIT questions of the slice")
+    run.set_defaults(func=_cmd_run)
+
+    report = sub.add_parser("report", help="result tables of a study (no LLM)")
+    report.add_argument("--study", help="results/<study>/ folder (default: the newest)")
+    report.add_argument("--baseline", default="hirag", help="reference for ratios and tests")
+    report.add_argument("--export", action="store_true", help="write csv/md/tex tables")
+    report.set_defaults(func=_cmd_report)
 
     data = sub.add_parser("data", help="overview of the benchmark data sets")
     data.set_defaults(func=_cmd_data)

@@ -124,6 +124,9 @@ class LLMCall:
     cache_hit: bool
     attempt: int = 1
     error: str | None = None
+    #: What producing the response cost the model, also for a cache hit (cold-cache cost).
+    response_prompt_tokens: int = 0
+    response_completion_tokens: int = 0
 
 
 @dataclass
@@ -221,6 +224,8 @@ class Trace:
             "cache_hits": sum(c.cache_hit for c in calls),
             "prompt_tokens": sum(c.prompt_tokens for c in calls),
             "completion_tokens": sum(c.completion_tokens for c in calls),
+            "response_prompt_tokens": sum(c.response_prompt_tokens for c in calls),
+            "response_completion_tokens": sum(c.response_completion_tokens for c in calls),
             "llm_latency_s": round(sum(c.latency_s for c in calls), 4),
             "wall_s": round(self.wall_s, 4),
         }

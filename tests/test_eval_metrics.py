@@ -128,6 +128,8 @@ def test_support_recall_with_passage_and_chunk_ids():
         ("Step 1...\nResult: 42", "42"),
         ("**Final answer**: the Beatles", "the Beatles"),
         ("The question asks for a city.\n\nParis.\n", "Paris"),
+        ("Result: [FINLANDISH Driver] Mika Häkkinen [/FINLANDISH Driver]", "Mika Häkkinen"),
+        ("Answer: [1998] was the year", "[1998] was the year"),  # not a tag pair
         ("", ""),
     ],
 )

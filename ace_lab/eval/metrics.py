@@ -118,9 +118,17 @@ _PREFIX = re.compile(r"^(?:final\s+answer|answer|result)[\s*_`]*[:：]", re.IGNO
 _WRAPPERS = " \t\r\n*_`\"'“”‘’"
 
 
+#: A made-up tag pair around the answer, e.g. ``[ANSWER] x [/ANSWER]``: small models often
+#: rename the FINAL_ANSWER tags or copy the placeholder's words into them.
+_ANY_TAGS = re.compile(r"^\[[^\]/]{1,80}\]\s*(.+?)\s*\[/[^\]]{1,80}\]$")
+
+
 def _clean(text: str) -> str:
-    """Strip wrappers, an ``Answer:``-style prefix (bold or not) and a trailing period."""
+    """Strip wrappers, an ``Answer:``-style prefix (bold or not), a made-up tag pair and a
+    trailing period."""
     text = _PREFIX.sub("", text.strip(_WRAPPERS)).strip(_WRAPPERS)
+    if tagged := _ANY_TAGS.match(text):
+        text = tagged.group(1).strip(_WRAPPERS)
     return text[:-1].rstrip(_WRAPPERS) if text.endswith(".") else text
 
 

@@ -66,6 +66,10 @@ class Completion:
     latency_s: float
     model: str
     key: str
+    #: Tokens the model processed to produce this response, also when it came from the cache:
+    #: the cost of the call on a cold cache, which is what cost tables report.
+    response_prompt_tokens: int = 0
+    response_completion_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -243,7 +247,15 @@ class LLM:
         start = time.perf_counter()
         if use_cache and (hit := self._lookup(key)) is not None:
             completion = Completion(
-                hit.text, 0, 0, True, time.perf_counter() - start, self.model, key
+                hit.text,
+                0,
+                0,
+                True,
+                time.perf_counter() - start,
+                self.model,
+                key,
+                hit.prompt_tokens,
+                hit.completion_tokens,
             )
             self.answered[key] = hit
             self._record(tag, completion)
@@ -261,6 +273,8 @@ class LLM:
             time.perf_counter() - start,
             self.model,
             key,
+            prompt_tokens,
+            completion_tokens,
         )
         if text.strip():
             # Archived even when rejected: a replay must see the same invalid output to take
@@ -326,6 +340,8 @@ class LLM:
             latency_s=round(completion.latency_s if completion else latency, 4),
             cache_hit=completion.cache_hit if completion else False,
             attempt=attempt,
+            response_prompt_tokens=completion.response_prompt_tokens if completion else 0,
+            response_completion_tokens=completion.response_completion_tokens if completion else 0,
             error=error,
         )
         self.ledger.record(call)

@@ -1,7 +1,17 @@
 """Methods by name: the baselines and every ACE configuration, built over one loaded graph.
 
 ``make_method(name, graph, llm)`` is what ``ace-lab ask``, ``ace-lab run`` and the notebooks
-call. ACE names:
+call. Baselines (one retrieval, one answering call):
+
+==========================  ===============================================================
+``naive``                   NaiveRAG: top passages of the hybrid passage index
+``hirag``                   HiRAG ``hi`` (``hirag-local``, ``hirag-global``)
+``graphrag``                GraphRAG local+global over the Leiden community reports
+``lightrag``                LightRAG hybrid (``lightrag-local``, ``lightrag-global``)
+``hipporag``                HippoRAG PPR over the OpenIE graph (``METHOD_FAMILY``)
+==========================  ===============================================================
+
+ACE names:
 
 ==========================  ===============================================================
 ``ace-full``                Full-ACE (gap, Depth+Breadth, pruning) on the HiRAG backbone
@@ -24,7 +34,10 @@ from ace_lab.ace.policy import ContextPolicy, full_policy, parse_policy
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method, RetrieveThenGenerate
 from ace_lab.methods.graphrag import GraphRAGRetriever
+from ace_lab.methods.hipporag import HippoRetriever
 from ace_lab.methods.hirag import HiRetriever
+from ace_lab.methods.lightrag import LightRAGRetriever
+from ace_lab.methods.naive import NaiveRetriever
 from ace_lab.methods.retrieval_graph import RetrievalGraph
 
 _ABLATIONS = {
@@ -64,6 +77,17 @@ _BASELINES: dict[str, Callable[[RetrievalGraph, LLM], Method]] = {
     "graphrag": lambda g, llm: RetrieveThenGenerate(
         "graphrag", GraphRAGRetriever(g), "local+global", llm
     ),
+    "naive": lambda g, llm: RetrieveThenGenerate("naive", NaiveRetriever(g), "passages", llm),
+    "lightrag": lambda g, llm: RetrieveThenGenerate(
+        "lightrag", LightRAGRetriever(g), "hybrid", llm
+    ),
+    "lightrag-local": lambda g, llm: RetrieveThenGenerate(
+        "lightrag-local", LightRAGRetriever(g), "local", llm
+    ),
+    "lightrag-global": lambda g, llm: RetrieveThenGenerate(
+        "lightrag-global", LightRAGRetriever(g), "global", llm
+    ),
+    "hipporag": lambda g, llm: RetrieveThenGenerate("hipporag", HippoRetriever(g), "ppr", llm),
 }
 
 METHODS = (
@@ -90,3 +114,11 @@ def make_method(name: str, graph: RetrievalGraph, llm: LLM) -> Method:
     return AceGraphRAG(
         backbones[backbone](graph), llm, ace_config(ace_name), name=name, embedder=graph.embedder
     )
+
+
+#: The graph family a method reads; every other method runs on the hierarchical graph.
+METHOD_FAMILY: dict[str, str] = {"hipporag": "openie"}
+
+
+def graph_family(name: str) -> str:
+    return METHOD_FAMILY.get(name, "hierarchical")

@@ -1,0 +1,87 @@
+"""One question through one method, with a readable account of every stage (``ace-lab ask``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ace_lab.config import Settings, load_settings
+from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.evidence import Answer, Trace
+from ace_lab.llm import LLM, get_llm
+from ace_lab.methods.registry import graph_family, make_method
+from ace_lab.methods.retrieval_graph import RetrievalGraph
+
+
+@dataclass
+class Asked:
+    question: Question
+    answer: Answer
+
+
+def find_question(dataset: str, n: int, question_id: str | None, seed: int = 0) -> Question:
+    """A question of the slice by id (or the slice's first one); unknown ids list the valid ones."""
+    questions = make_slice(load_dataset(dataset), n, seed=seed).questions
+    if question_id is None:
+        return questions[0]
+    for question in questions:
+        if question.id == question_id:
+            return question
+    known = ", ".join(q.id for q in questions[:10])
+    raise KeyError(f"question {question_id!r} is not in the {dataset} n={n} slice; e.g. {known}")
+
+
+def ask(
+    method: str,
+    dataset: str,
+    n: int,
+    question_id: str | None = None,
+    *,
+    seed: int = 0,
+    graph_model: str = "qwen1.5b",
+    settings: Settings | None = None,
+    llm: LLM | None = None,
+) -> Asked:
+    settings = settings or load_settings()
+    question = find_question(dataset, n, question_id, seed)
+    graph = RetrievalGraph.load(
+        dataset, n, graph_family(method), model=graph_model, seed=seed, settings=settings
+    )
+    runner = make_method(method, graph, llm or get_llm(settings))
+    return Asked(question, runner.answer(question.question))
+
+
+def _short(value: Any, limit: int = 400) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_trace(trace: Trace) -> str:
+    """Every step: timing, inputs, outputs, LLM calls and notes, one block per step."""
+    lines = []
+    for step in trace.steps:
+        tokens = f"{step.prompt_tokens}+{step.completion_tokens} tok" if step.llm_calls else ""
+        lines.append(f"== {step.name}  {step.elapsed:.2f}s  {len(step.llm_calls)} LLM  {tokens}")
+        for key, value in step.inputs.items():
+            lines.append(f"   in  {key}: {_short(value)}")
+        for key, value in step.outputs.items():
+            lines.append(f"   out {key}: {_short(value)}")
+        for call in step.llm_calls:
+            hit = " (cache hit)" if call.cache_hit else ""
+            lines.append(
+                f"   llm {call.tag}: {call.response_prompt_tokens} in / "
+                f"{call.response_completion_tokens} out, {call.latency_s:.2f}s{hit}"
+            )
+        lines.extend(f"   note {note}" for note in step.notes)
+    return "\n".join(lines)
+
+
+def cost_line(answer: Answer) -> str:
+    s = answer.trace.summary()
+    return (
+        f"{s['llm_calls']} LLM calls ({s['cache_hits']} cached), "
+        f"{answer.meta.get('retrieval_calls', 0)} retrieval calls, "
+        f"{s['response_prompt_tokens']} input / {s['response_completion_tokens']} output tokens, "
+        f"{s['wall_s']:.1f}s wall"
+    )

@@ -1,0 +1,206 @@
+"""HippoRAG's retrieval as a context builder: Personalized PageRank from the query's entities.
+
+HippoRAG (Gutiérrez et al., 2024; HippoRAG 2, 2025) treats the OpenIE graph as a memory index:
+the phrases the query names are linked to graph nodes, a Personalized PageRank (PPR) spreads
+their weight over the graph, and passages are ranked by the probability mass that reaches them.
+One mode, ``ppr``:
+
+1. **Seeds.** HippoRAG runs NER on the query and links each named entity to its nearest
+   phrase node (synonym linking). Here the entity seed index stands in for query NER: its
+   top ``top_seeds`` base entities are the seeds, so seeding costs no LLM call and the only
+   call per query is the answer. Because the dense half of the hybrid index returns *some*
+   neighbour for any query, a hit only counts as a seed when BM25 found it as well, i.e. the
+   query shares a word with the phrase (``seed_match="lexical"``, our proxy for "the query
+   names it"); ``seed_match="any"`` accepts every hit.
+2. **Graph.** One undirected graph, built once per retriever and cached: entity–entity fact
+   edges (``RELATION`` in the OpenIE family; any non-structural edge elsewhere) and
+   ``SYNONYM`` edges, plus ``MENTIONED_IN`` edges from entities to their passages, with the
+   passages as nodes (HippoRAG 2's passage nodes). Parallel edges between a pair are merged
+   and their weights summed (relation weight = chunks that state it, synonym weight = cosine).
+3. **PPR.** igraph's ``personalized_pagerank`` with the reset vector on the seeds,
+   proportional to their retrieval scores, and ``damping=0.5``. Convention: damping is the
+   probability that the walk *continues* along an edge (networkx's ``alpha``, igraph's
+   ``damping``), so the restart probability is ``1 - damping = 0.5``, HippoRAG's setting.
+   HippoRAG 1's node-specificity reweighting and HippoRAG 2's dense passage seeds are left
+   out: the seeds are entities only, weighted by score.
+4. **Context.** The top seed entities as entity evidence (``include_seeds``), then the
+   ``top_passages`` passages with positive PPR mass, best first; trimmed by ``fit_budget``.
+
+When no seed matches (or the seeds reach no passage), the context is the top passages of a
+dense search over the passage index — HippoRAG's own fallback is dense passage retrieval.
+Evidence carries ``meta["retrieval"]`` = ``"ppr"`` or ``"dense_fallback"`` to say which ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from threading import Lock
+from typing import Literal
+
+import igraph as ig
+
+from ace_lab.evidence import Evidence
+from ace_lab.graph.index import STRUCTURAL_EDGE_TYPES
+from ace_lab.methods.hirag import fit_budget
+from ace_lab.methods.retrieval_graph import RetrievalGraph
+
+HIPPO_MODES = ("ppr",)
+SeedMatch = Literal["lexical", "any"]
+
+_NOT_ENTITIES = ("Chunk", "Summary", "Community")
+
+
+@dataclass(frozen=True)
+class HippoConfig:
+    """HippoRAG's knobs. ``damping`` is the continuation probability (restart = 1 - damping).
+
+    ``weighted`` uses edge weights in the walk (HippoRAG does); ``budget_tokens`` caps one
+    retrieval call (None: no cap) and defaults to HiRAG's so baselines answer from equal sizes.
+    """
+
+    top_seeds: int = 5
+    top_passages: int = 5
+    damping: float = 0.5
+    include_seeds: bool = True
+    seed_match: SeedMatch = "lexical"
+    weighted: bool = True
+    budget_tokens: int | None = 1500
+
+    def __post_init__(self) -> None:
+        if self.top_seeds < 0 or self.top_passages < 0:
+            raise ValueError("HippoConfig.top_seeds and top_passages must be >= 0")
+        if not 0.0 <= self.damping < 1.0:
+            raise ValueError(f"HippoConfig.damping must be in [0, 1), got {self.damping}")
+        if self.seed_match not in ("lexical", "any"):
+            raise ValueError(
+                f"HippoConfig.seed_match must be 'lexical' or 'any', got {self.seed_match!r}"
+            )
+        if self.budget_tokens is not None and self.budget_tokens < 0:
+            raise ValueError(f"HippoConfig.budget_tokens must be >= 0, got {self.budget_tokens}")
+
+
+@dataclass(frozen=True)
+class PPRGraph:
+    """The undirected walk graph and its vertex ids (vertex ``i`` is node ``ids[i]``)."""
+
+    graph: ig.Graph
+    ids: tuple[str, ...]
+    index: dict[str, int]
+    chunks: frozenset[str]
+
+
+class HippoRetriever:
+    """HippoRAG's PPR context builder (mode ``ppr``) over one ``RetrievalGraph``."""
+
+    modes = HIPPO_MODES
+
+    def __init__(self, graph: RetrievalGraph, config: HippoConfig | None = None) -> None:
+        self.graph = graph
+        self.config = config or HippoConfig()
+        self._lock = Lock()  # igraph objects are not documented as thread-safe
+
+    # ----------------------------------------------------------------------- graph
+    def is_base_entity(self, node_id: str) -> bool:
+        node = self.graph.nodes.get(node_id)
+        return node is not None and node.level == 0 and node.label not in _NOT_ENTITIES
+
+    @cached_property
+    def ppr_graph(self) -> PPRGraph:
+        """Entities and passages joined by fact, synonym and mention edges (built once)."""
+        g = self.graph
+        chunks = frozenset(i for i, n in g.nodes.items() if n.label == "Chunk")
+        weights: dict[tuple[str, str], float] = {}
+        for edge in g.edges.values():
+            a, b = edge.source, edge.target
+            if a == b:
+                continue
+            if edge.type == "MENTIONED_IN":
+                keep = (self.is_base_entity(a) and b in chunks) or (
+                    self.is_base_entity(b) and a in chunks
+                )
+            elif edge.type == "SYNONYM" or edge.type not in STRUCTURAL_EDGE_TYPES:
+                keep = self.is_base_entity(a) and self.is_base_entity(b)
+            else:
+                keep = False
+            if keep:
+                pair = (a, b) if a < b else (b, a)
+                weight = max(edge.weight, 0.0) if self.config.weighted else 1.0
+                weights[pair] = weights.get(pair, 0.0) + weight
+        ids = tuple(sorted(i for i in g.nodes if i in chunks or self.is_base_entity(i)))
+        index = {node: v for v, node in enumerate(ids)}
+        pairs = [p for p, w in weights.items() if w > 0]
+        walk = ig.Graph(n=len(ids), edges=[(index[a], index[b]) for a, b in pairs])
+        walk.es["weight"] = [weights[p] for p in pairs]
+        return PPRGraph(walk, ids, index, chunks)
+
+    def ppr(self, reset: dict[str, float]) -> dict[str, float]:
+        """PPR mass of every node for a reset distribution over node ids (normalised here)."""
+        walk = self.ppr_graph
+        vector = [0.0] * len(walk.ids)
+        for node, weight in reset.items():
+            if node in walk.index and weight > 0:
+                vector[walk.index[node]] += weight
+        total = sum(vector)
+        if total <= 0:
+            return {}
+        vector = [w / total for w in vector]
+        with self._lock:
+            scores = walk.graph.personalized_pagerank(
+                directed=False,
+                damping=self.config.damping,
+                reset=vector,
+                weights="weight" if walk.graph.ecount() else None,
+                implementation="prpack",
+            )
+        return dict(zip(walk.ids, scores, strict=True))
+
+    # ----------------------------------------------------------------------- seeds
+    def seeds(self, query: str) -> list[tuple[str, float]]:
+        """``(entity id, fused score)`` of the query's seed entities, best first."""
+        cfg = self.config
+        index = self.graph.indexes.get("entities")
+        if index is None or cfg.top_seeds == 0:
+            return []
+        hits = index.search(query, k=3 * cfg.top_seeds + 8)
+        return [
+            (h.id, h.score)
+            for h in hits
+            if self.is_base_entity(h.id) and (cfg.seed_match == "any" or h.sparse_rank is not None)
+        ][: cfg.top_seeds]
+
+    # ----------------------------------------------------------------------- mode
+    def retrieve(self, query: str, mode: str = "ppr") -> list[Evidence]:
+        if mode not in HIPPO_MODES:
+            raise ValueError(f"unknown HippoRAG mode {mode!r}; use one of {HIPPO_MODES}")
+        cfg, g = self.config, self.graph
+        seeds = self.seeds(query)
+        scores = self.ppr(dict(seeds)) if seeds else {}
+        chunks = self.ppr_graph.chunks
+        ranked = sorted(
+            ((c, s) for c, s in scores.items() if c in chunks and s > 0),
+            key=lambda cs: (-cs[1], cs[0]),
+        )[: cfg.top_passages]
+        if not ranked:
+            return fit_budget(self._dense_fallback(query), cfg.budget_tokens)
+        meta = {"retrieval": "ppr"}
+        entities = [g.entity_evidence(i, s) for i, s in seeds] if cfg.include_seeds else []
+        passages = [g.passage_evidence(c, s) for c, s in ranked]
+        items = [_with_meta(e, meta) for e in entities + passages]
+        return fit_budget(items, cfg.budget_tokens)
+
+    def _dense_fallback(self, query: str) -> list[Evidence]:
+        index = self.graph.indexes.get("passages")
+        if index is None or self.config.top_passages == 0:
+            return []
+        hits = index.search(query, k=self.config.top_passages, mode="dense")
+        meta = {"retrieval": "dense_fallback"}
+        return [
+            _with_meta(self.graph.passage_evidence(h.id, h.score), meta)
+            for h in hits
+            if h.id in self.graph.nodes
+        ]
+
+
+def _with_meta(item: Evidence, extra: dict[str, str]) -> Evidence:
+    return replace(item, meta={**item.meta, **extra})
