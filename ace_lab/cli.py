@@ -180,6 +180,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from ace_lab.eval.judging import judge_study, preference_table
+    from ace_lab.eval.tables import to_markdown
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    # The LLM is created (and a local server started) only if a question is left to judge.
+    frame = judge_study(args.study, args.a, args.b, settings=settings, limit=args.limit)
+    errors = frame.attrs.get("errors", 0)
+    print(f"# {args.study}: {args.a} vs {args.b}, {len(frame)} questions judged\n")
+    table = preference_table(args.study, [(args.a, args.b)], settings)
+    columns = ["criterion", "n", "wins_a", "wins_b", "ties", "fallbacks", "win_rate_a", "note"]
+    print(to_markdown(table[columns]))
+    if errors:
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ace-lab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -230,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--baseline", default="hirag", help="reference for ratios and tests")
     report.add_argument("--export", action="store_true", help="write csv/md/tex tables")
     report.set_defaults(func=_cmd_report)
+
+    judge = sub.add_parser("judge", help="pairwise LLM judge of two methods' answers (stored)")
+    judge.add_argument("--study", required=True, help="results/<study>/ folder")
+    judge.add_argument("--a", required=True, help="method whose win rate is reported")
+    judge.add_argument("--b", required=True, help="method it is compared against")
+    judge.add_argument("--limit", type=int, help="only the first LIMIT shared questions")
+    judge.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    judge.set_defaults(func=_cmd_judge)
 
     data = sub.add_parser("data", help="overview of the benchmark data sets")
     data.set_defaults(func=_cmd_data)
