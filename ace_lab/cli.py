@@ -132,7 +132,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         frame = run(
             method, args.dataset, args.n, seed=args.seed, study=args.study, settings=settings,
             llm=llm, graph=graphs[family], graph_model=args.graph_model,
-            concurrency=args.concurrency, limit=args.limit,
+            concurrency=args.concurrency, limit=args.limit, task=args.task,
         )  # fmt: skip
         errors += frame.attrs.get("errors", 0)
         frames.append(frame)
@@ -240,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
     run.add_argument("--concurrency", type=int, default=1, help="questions in flight at once")
     run.add_argument("--limit", type=int, help="only the first LIMIT questions of the slice")
+    run.add_argument(
+        "--task", choices=["qa", "qfs"], default="qa",
+        help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain)",
+    )  # fmt: skip
     run.set_defaults(func=_cmd_run)
 
     report = sub.add_parser("report", help="result tables of a study (no LLM)")
