@@ -324,3 +324,30 @@ def test_full_and_adaptive_with_the_smoke_model(settings, toy_graph):
                 )
     finally:
         server.stop(settings)
+
+
+def test_trace_printout_and_stepper_stages(settings, toy_graph, tmp_path):
+    from ace_lab import widgets
+    from ace_lab.methods.ask import cost_line, format_trace
+
+    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    answer = make_method("ace-adaptive", toy_graph, llm).answer("tidal lantern museum")
+    printed = format_trace(answer.trace)
+    assert all(f"== {s.name}" in printed for s in answer.trace.steps)
+    assert "llm ace.router" in printed and "2 retrieval calls" in cost_line(answer)
+    names = [s.name for s in widgets.stages(answer)]
+    assert names == [
+        "C_base",
+        "policy",
+        "gap analysis",
+        "branch queries",
+        "ΔC depth",
+        "C* merged",
+        "C̃ adapted",
+        "answer",
+    ]
+    assert widgets.stages(answer)[1].summary.startswith("router label POINT")
+    manual = widgets.ace_method(toy_graph, llm, "manual", gap=False, depth=False)
+    assert manual.answer("q").meta["policy"]["label"] == "breadth+prune"
+    html = widgets.evidence_subgraph(toy_graph, answer, "ev", tmp_path)
+    assert html.is_file() and "vis-network" in html.read_text()
