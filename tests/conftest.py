@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -59,3 +60,39 @@ def settings(tmp_path: Path) -> Settings:
         llm=replace(base.llm, base_url=None, model=None, tier="smollm135m"),
         embed=base.embed,
     )
+
+
+# ------------------------------------------------------------------ toy graph + scripted ACE
+@pytest.fixture(scope="session")
+def toy_graph(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The hierarchical toy graph, built once with the scripted extraction model."""
+    from ace_lab.data import chunk_passages, load_dataset
+    from ace_lab.graph.hierarchy import build_hierarchical
+    from ace_lab.graph.index import build_seed_indexes
+    from ace_lab.llm import LLM
+    from ace_lab.methods.retrieval_graph import RetrievalGraph
+    from tests.test_hierarchy import CONFIG, _reply
+
+    base = Settings(cache_dir=tmp_path_factory.mktemp("cache"))
+    llm = LLM(base, client=ScriptedClient(_reply))
+    chunks = chunk_passages(load_dataset("toy").passages)
+    tables = build_hierarchical(chunks, llm, tmp_path_factory.mktemp("run"), CONFIG, progress=False)
+    return RetrievalGraph(tables, build_seed_indexes(tables, progress=False), name="toy")
+
+
+def ace_reply(kwargs: dict) -> str:
+    """Plays the model for ACE: router POINT, a two-query plan, a tagged answer."""
+    system = kwargs["messages"][0]["content"]
+    if "Strategic Router" in system:
+        return '{"topology": "POINT"}'
+    if "Retrieval Planner" in system or "rewrite a query" in system:
+        return json.dumps(
+            {
+                "analysis": "the museum's city is missing",
+                "queries": [
+                    {"query": "tidal lantern museum", "mode": "hi_local", "goal": "empowerment"},
+                    {"query": "Brinemouth museums", "mode": "hi_global", "goal": "diversity"},
+                ],
+            }
+        )
+    return "Reasoning: it is kept there.\nResult: [FINAL_ANSWER] Brinemouth [/FINAL_ANSWER]"

@@ -23,17 +23,12 @@ from ace_lab.ace.policy import (
     topology_policy,
 )
 from ace_lab.ace.router import route
-from ace_lab.config import Settings
-from ace_lab.data import chunk_passages, load_dataset
+from ace_lab.data import load_dataset
 from ace_lab.embed import get_embedder
 from ace_lab.evidence import Evidence, Trace
-from ace_lab.graph.hierarchy import build_hierarchical
-from ace_lab.graph.index import build_seed_indexes
 from ace_lab.llm import LLM
 from ace_lab.methods.registry import METHODS, make_method
-from ace_lab.methods.retrieval_graph import RetrievalGraph
-from tests.conftest import ScriptedClient
-from tests.test_hierarchy import CONFIG, _reply
+from tests.conftest import ScriptedClient, ace_reply
 
 
 # ------------------------------------------------------------------------------------ policy
@@ -222,39 +217,11 @@ def test_budget_drops_lowest_priority_first(embedder):
 
 
 # ------------------------------------------------------------------------------ end to end
-@pytest.fixture(scope="module")
-def toy_graph(tmp_path_factory) -> RetrievalGraph:
-    base = Settings(cache_dir=tmp_path_factory.mktemp("cache"))
-    llm = LLM(base, client=ScriptedClient(_reply))
-    chunks = chunk_passages(load_dataset("toy").passages)
-    tables = build_hierarchical(chunks, llm, tmp_path_factory.mktemp("run"), CONFIG, progress=False)
-    return RetrievalGraph(tables, build_seed_indexes(tables, progress=False), name="toy")
-
-
-def _ace_reply(kwargs: dict) -> str:
-    system = kwargs["messages"][0]["content"]
-    if "Strategic Router" in system:
-        return '{"topology": "POINT"}'
-    if "Retrieval Planner" in system or "rewrite a query" in system:
-        return json.dumps(
-            {
-                "analysis": "the museum's city is missing",
-                "queries": [
-                    {"query": "tidal lantern museum", "mode": "hi_local", "goal": "empowerment"},
-                    {"query": "Brinemouth museums", "mode": "hi_global", "goal": "diversity"},
-                ],
-            }
-        )
-    return (
-        "Reasoning: the lantern is kept there.\nResult: [FINAL_ANSWER] Brinemouth [/FINAL_ANSWER]"
-    )
-
-
 STAGES = ["retrieve:base", "policy", "plan", "retrieve:depth", "retrieve:breadth", "merge", "adapt"]
 
 
 def test_full_and_adaptive_trace_every_stage(settings, toy_graph):
-    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
     query = load_dataset("toy").questions[0].question
     full = make_method("ace-full", toy_graph, llm).answer(query)
     assert full.text == "Brinemouth"
@@ -273,7 +240,7 @@ def test_full_and_adaptive_trace_every_stage(settings, toy_graph):
 
 
 def test_fixed_multires_makes_one_llm_call_and_three_retrievals(settings, toy_graph):
-    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
     answer = make_method("ace-fixed-multires", toy_graph, llm).answer("tidal lantern museum")
     assert answer.trace.summary()["llm_calls"] == 1 and answer.meta["retrieval_calls"] == 3
     assert answer.meta["plan"]["queries"] == {
@@ -283,7 +250,7 @@ def test_fixed_multires_makes_one_llm_call_and_three_retrievals(settings, toy_gr
 
 
 def test_every_registered_method_answers(settings, toy_graph):
-    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
     for name in [*METHODS, "ace-fixed:depth", "ace-adaptive@graphrag"]:
         answer = make_method(name, toy_graph, llm).answer("Who founded the observatory?")
         assert answer.text == "Brinemouth", name
@@ -330,7 +297,7 @@ def test_trace_printout_and_stepper_stages(settings, toy_graph, tmp_path):
     from ace_lab import widgets
     from ace_lab.methods.ask import cost_line, format_trace
 
-    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
     answer = make_method("ace-adaptive", toy_graph, llm).answer("tidal lantern museum")
     printed = format_trace(answer.trace)
     assert all(f"== {s.name}" in printed for s in answer.trace.steps)

@@ -9,7 +9,6 @@ import pytest
 from ace_lab.config import Settings
 from ace_lab.data import chunk_passages, load_dataset
 from ace_lab.evidence import Context, Evidence
-from ace_lab.graph.hierarchy import build_hierarchical
 from ace_lab.graph.index import STRUCTURAL_EDGE_TYPES, build_seed_indexes
 from ace_lab.graph.openie import OpenIEConfig, build_openie
 from ace_lab.graph.tables import GraphTables
@@ -25,7 +24,6 @@ from ace_lab.methods.naive import NaiveConfig, NaiveRetriever
 from ace_lab.methods.registry import METHODS, graph_family, make_method
 from ace_lab.methods.retrieval_graph import RetrievalGraph
 from tests.conftest import ScriptedClient
-from tests.test_hierarchy import CONFIG, _reply
 from tests.test_openie import OneHotEmbedder, scripted
 
 NEW_METHODS = ("naive", "lightrag", "lightrag-local", "lightrag-global", "hipporag")
@@ -33,16 +31,6 @@ ANSWER = "Reasoning: x\nResult: [FINAL_ANSWER] y [/FINAL_ANSWER]"
 
 
 # ---------------------------------------------------------------------------------- graphs
-@pytest.fixture(scope="module")
-def toy_graph(tmp_path_factory) -> RetrievalGraph:
-    """The hierarchical toy graph (same pattern as tests/test_ace.py)."""
-    base = Settings(cache_dir=tmp_path_factory.mktemp("cache"))
-    llm = LLM(base, client=ScriptedClient(_reply))
-    chunks = chunk_passages(load_dataset("toy").passages)
-    tables = build_hierarchical(chunks, llm, tmp_path_factory.mktemp("run"), CONFIG, progress=False)
-    return RetrievalGraph(tables, build_seed_indexes(tables, progress=False), name="toy")
-
-
 @pytest.fixture(scope="module")
 def openie_graph(tmp_path_factory) -> RetrievalGraph:
     """The OpenIE toy graph of the first three toy chunks (pattern of tests/test_openie.py)."""

@@ -10,8 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ace_lab.config import Settings
-from ace_lab.data import chunk_passages, load_dataset, make_slice
+from ace_lab.data import load_dataset, make_slice
 from ace_lab.eval import tables
 from ace_lab.eval.runner import (
     ResultsError,
@@ -22,12 +21,8 @@ from ace_lab.eval.runner import (
     safe_name,
     study_dir,
 )
-from ace_lab.graph.hierarchy import build_hierarchical
-from ace_lab.graph.index import build_seed_indexes
 from ace_lab.llm import LLM
-from ace_lab.methods.retrieval_graph import RetrievalGraph
-from tests.conftest import ScriptedClient
-from tests.test_hierarchy import CONFIG, _reply
+from tests.conftest import ScriptedClient, ace_reply
 
 RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
@@ -39,36 +34,8 @@ RECORD_KEYS = {
 
 # ------------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
-def toy_graph(tmp_path_factory) -> RetrievalGraph:
-    base = Settings(cache_dir=tmp_path_factory.mktemp("cache"))
-    llm = LLM(base, client=ScriptedClient(_reply))
-    chunks = chunk_passages(load_dataset("toy").passages)
-    tables_ = build_hierarchical(
-        chunks, llm, tmp_path_factory.mktemp("run"), CONFIG, progress=False
-    )
-    return RetrievalGraph(tables_, build_seed_indexes(tables_, progress=False), name="toy")
-
-
-@pytest.fixture(scope="module")
 def toy_questions() -> list:
     return make_slice(load_dataset("toy"), 8).questions
-
-
-def _ace_reply(kwargs: dict) -> str:
-    system = kwargs["messages"][0]["content"]
-    if "Strategic Router" in system:
-        return '{"topology": "POINT"}'
-    if "Retrieval Planner" in system or "rewrite a query" in system:
-        return json.dumps(
-            {
-                "analysis": "the museum's city is missing",
-                "queries": [
-                    {"query": "tidal lantern museum", "mode": "hi_local", "goal": "empowerment"},
-                    {"query": "Brinemouth museums", "mode": "hi_global", "goal": "diversity"},
-                ],
-            }
-        )
-    return "Reasoning: it is kept there.\nResult: [FINAL_ANSWER] Brinemouth [/FINAL_ANSWER]"
 
 
 class Failing:
@@ -81,12 +48,12 @@ class Failing:
         user = kwargs["messages"][-1]["content"]
         if self.fail_on and self.fail_on in user:
             return RuntimeError("model fell over")
-        return _ace_reply(kwargs)
+        return ace_reply(kwargs)
 
 
 # ------------------------------------------------------------------------------------ run
 def test_run_records_manifest_and_resume(settings, toy_graph, toy_questions):
-    client = ScriptedClient(_ace_reply)
+    client = ScriptedClient(ace_reply)
     llm = LLM(settings, client=client)
     kwargs = {"settings": settings, "llm": llm, "graph": toy_graph, "progress": False}
     hirag = run("hirag", "toy", 8, limit=5, **kwargs)
@@ -171,7 +138,7 @@ def test_failed_question_is_logged_and_retried(settings, toy_graph, toy_question
 
 
 def test_concurrent_run_order_and_safe_names(settings, toy_graph, toy_questions):
-    llm = LLM(settings, client=ScriptedClient(_ace_reply, delay_s=0.02))
+    llm = LLM(settings, client=ScriptedClient(ace_reply, delay_s=0.02))
     name = "ace-fixed:gap+depth+prune"
     frame = run(
         name, "toy", 8, study="conc", settings=settings, llm=llm, graph=toy_graph,
@@ -186,7 +153,7 @@ def test_concurrent_run_order_and_safe_names(settings, toy_graph, toy_questions)
 
 
 def test_manifest_refuses_another_slice_in_the_same_study(settings, toy_graph):
-    llm = LLM(settings, client=ScriptedClient(_ace_reply))
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
     kwargs = {"settings": settings, "llm": llm, "graph": toy_graph, "progress": False}
     run("hirag", "toy", 8, study="mixed", limit=1, **kwargs)
     with pytest.raises(ResultsError, match="n=8"):
