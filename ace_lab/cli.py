@@ -68,7 +68,7 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ace_lab.graph.build import build_graph
+    from ace_lab.graph.build import build_graph, cost_frame
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     for family in args.family:
@@ -78,8 +78,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         )  # fmt: skip
         print(f"{family}: {out}")
         print(tables.stats().to_string())
-        for row in tables.meta.get("cost", []):
-            print("  cost:", row)
+        print(cost_frame(tables).to_string(index=False))
     return 0
 
 

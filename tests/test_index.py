@@ -196,7 +196,7 @@ def test_save_load_round_trip_does_not_embed_documents(
     assert counter.calls == []  # loading encodes nothing
     assert loaded.ids == built.ids and loaded.texts == built.texts
     assert loaded.settings == settings
-    np.testing.assert_array_equal(loaded.vectors, built.vectors)
+    np.testing.assert_allclose(loaded.vectors, built.vectors, atol=1e-3)  # stored as float16
 
     queries = [
         "Who co-founded the lantern company?",
@@ -204,9 +204,12 @@ def test_save_load_round_trip_does_not_embed_documents(
         "comet discovered by an astronomer",
     ]
     for mode in ("hybrid", "dense", "sparse"):
-        assert loaded.search_many(queries, k=5, mode=mode) == built.search_many(
-            queries, k=5, mode=mode
-        )
+        again = loaded.search_many(queries, k=5, mode=mode)
+        first = built.search_many(queries, k=5, mode=mode)
+        ranks = [[(h.id, h.dense_rank, h.sparse_rank) for h in hits] for hits in again]
+        assert ranks == [[(h.id, h.dense_rank, h.sparse_rank) for h in hits] for hits in first]
+        scores = [h.score for hits in again for h in hits]
+        assert scores == pytest.approx([h.score for hits in first for h in hits], abs=1e-3)
     assert set(counter.encoded) == set(queries)  # queries only, never a document
     assert not set(counter.encoded) & set(texts)
 
