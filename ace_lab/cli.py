@@ -144,7 +144,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ace_lab.eval.runner import latest_study, load_results, study_dir
+    from ace_lab.eval.runner import latest_study, load_results, rescore, study_dir
     from ace_lab.eval.tables import (
         COST_COLUMNS,
         cost_table,
@@ -156,6 +156,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     study = args.study or latest_study(settings)
+    if args.rescore:
+        print("re-extracted answers changed:", rescore(study, settings))
     df = load_results(study, settings)
     main = main_table(df)
     tables = {"main_table": main, "cost_table": cost_table(df, reference=args.baseline)}
@@ -249,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--study", help="results/<study>/ folder (default: the newest)")
     report.add_argument("--baseline", default="hirag", help="reference for ratios and tests")
     report.add_argument("--export", action="store_true", help="write csv/md/tex tables")
+    report.add_argument(
+        "--rescore", action="store_true",
+        help="re-extract answers from the stored generations (after an extraction fix) first",
+    )  # fmt: skip
     report.set_defaults(func=_cmd_report)
 
     judge = sub.add_parser("judge", help="pairwise LLM judge of two methods' answers (stored)")

@@ -130,6 +130,9 @@ def test_support_recall_with_passage_and_chunk_ids():
         ("The question asks for a city.\n\nParis.\n", "Paris"),
         ("Result: [FINLANDISH Driver] Mika Häkkinen [/FINLANDISH Driver]", "Mika Häkkinen"),
         ("Answer: [1998] was the year", "[1998] was the year"),  # not a tag pair
+        ("Reasoning: x\nResult: [Mika Häkkinen] [/Mika Häkkinen]", "Mika Häkkinen"),
+        ("Reasoning: y\nResult: [Kim Polese]", "Kim Polese"),
+        ("Result: IJA [/FINAL_ANSWER]", "IJA"),
         ("", ""),
     ],
 )

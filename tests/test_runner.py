@@ -347,3 +347,21 @@ def test_cli_report_exports_tables(tmp_path, monkeypatch, capsys):
         ["run", "--methods", "hirag", "ace-full", "--dataset", "toy", "--n", "8", "--limit", "2"]
     )
     assert args.methods == ["hirag", "ace-full"] and args.limit == 2 and args.concurrency == 1
+
+
+def test_rescore_reextracts_answers_from_stored_generations(settings, toy_graph):
+    from ace_lab.eval.metrics import exact_match
+    from ace_lab.eval.runner import rescore
+
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    run("hirag", "toy", 8, settings=settings, llm=llm, graph=toy_graph, limit=2, progress=False)
+    path = results_path("toy-n8-s0", "hirag", settings)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records[0]["raw"] = "Reasoning: x\nResult: [Brinemouth] [/Brinemouth]"
+    records[0]["answer"], records[0]["em"] = "", 0.0
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert rescore("toy-n8-s0", settings) == {"hirag": 1}
+    again = load_results("toy-n8-s0", settings)
+    first = again[again["id"] == records[0]["id"]].iloc[0]
+    assert first["answer"] == "Brinemouth"
+    assert first["em"] == exact_match("Brinemouth", list(first["gold"]))

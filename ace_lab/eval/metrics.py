@@ -121,13 +121,17 @@ _WRAPPERS = " \t\r\n*_`\"'“”‘’"
 #: A made-up tag pair around the answer, e.g. ``[ANSWER] x [/ANSWER]``: small models often
 #: rename the FINAL_ANSWER tags or copy the placeholder's words into them.
 _ANY_TAGS = re.compile(r"^\[[^\]/]{1,80}\]\s*(.+?)\s*\[/[^\]]{1,80}\]$")
+#: The answer used as the tag itself, ``[Mika Häkkinen] [/Mika Häkkinen]``, or bracketed alone.
+_ANSWER_AS_TAG = re.compile(r"^\[([^\[\]/]{1,200})\](?:\s*\[/\1\])?$")
 
 
 def _clean(text: str) -> str:
     """Strip wrappers, an ``Answer:``-style prefix (bold or not), a made-up tag pair and a
     trailing period."""
     text = _PREFIX.sub("", text.strip(_WRAPPERS)).strip(_WRAPPERS)
-    if tagged := _ANY_TAGS.match(text):
+    if as_tag := _ANSWER_AS_TAG.match(text):
+        text = as_tag.group(1).strip(_WRAPPERS)
+    elif tagged := _ANY_TAGS.match(text):
         text = tagged.group(1).strip(_WRAPPERS)
     return text[:-1].rstrip(_WRAPPERS) if text.endswith(".") else text
 

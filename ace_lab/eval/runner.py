@@ -36,6 +36,7 @@ from ace_lab.data import Question, load_dataset, make_slice
 from ace_lab.eval.metrics import (
     answer_in_context,
     exact_match,
+    extract_final_answer,
     f1_score,
     is_yes_no,
     support_recall,
@@ -431,3 +432,33 @@ def latest_study(settings: Settings | None = None) -> str:
     if not studies:
         raise FileNotFoundError(f"no studies with results under {root}")
     return max(studies, key=lambda p: max(f.stat().st_mtime for f in p.glob("*.jsonl"))).name
+
+
+def rescore(study: str, settings: Settings | None = None) -> dict[str, int]:
+    """Re-extract QA answers from the stored raw generations and recompute EM/F1, in place.
+
+    For when answer extraction improves after a run: the generations, contexts and costs stay
+    as measured; only ``answer``, ``em`` and ``f1`` follow the current ``extract_final_answer``.
+    Records without gold (pairwise-judged sets) are left alone. Returns changed records per file.
+    """
+    changed: dict[str, int] = {}
+    folder = study_dir(study, settings)
+    for path in sorted(folder.glob("*.jsonl")):
+        if path.name.endswith(".errors.jsonl"):
+            continue
+        records = _read_jsonl(path)
+        count = 0
+        for rec in records:
+            if not rec.get("gold") or rec.get("raw") is None:
+                continue
+            answer = extract_final_answer(rec["raw"])
+            if answer != rec["answer"]:
+                count += 1
+            rec["answer"] = answer
+            rec["em"] = exact_match(answer, rec["gold"])
+            rec["f1"] = f1_score(answer, rec["gold"])
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+        tmp.replace(path)
+        changed[path.stem] = count
+    return changed
