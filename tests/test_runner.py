@@ -209,18 +209,25 @@ def _synthetic() -> pd.DataFrame:
             )
         )  # fmt: skip
         rows.append(_rec("ace-adaptive", i, em=em_adaptive[i], f1=em_adaptive[i], topology=TOPO[i]))
-        for j, method in enumerate(tables.TOPOLOGY_METHODS.values()):
+        for j, method in enumerate(tables.topology_methods([]).values()):
             # Every policy scores a question the same, so shuffling policies changes nothing.
             rows.append(_rec(method, i, em=0.0, f1=(i + 1) / 10 + 0 * j))
     return pd.DataFrame(rows)
 
 
-def test_topology_methods_follow_policy_labels():
-    assert tables.TOPOLOGY_METHODS == {
+def test_topology_methods_follow_policy_labels_and_accept_the_ablation_alias():
+    assert tables.topology_methods([]) == {
         "POINT": "ace-fixed:gap+depth+prune",
         "CONTRAST": "ace-fixed:gap+breadth+prune",
         "CHAIN": "ace-fixed:gap+depth+breadth",
         "OVERVIEW": "ace-fixed:depth+breadth+prune",
+    }
+    # Each topology policy is one ablation of Full-ACE: its run serves the control too.
+    assert tables.topology_methods(["ace-wo-breadth", "ace-wo-gap"]) == {
+        "POINT": "ace-wo-breadth",
+        "CONTRAST": "ace-fixed:gap+breadth+prune",
+        "CHAIN": "ace-fixed:gap+depth+breadth",
+        "OVERVIEW": "ace-wo-gap",
     }
 
 
@@ -285,7 +292,7 @@ def test_router_tables():
 
 def test_ablation_with_oracle_and_shuffled_router():
     df = _synthetic()
-    fixed = list(tables.TOPOLOGY_METHODS.values())
+    fixed = list(tables.topology_methods([]).values())
     table = tables.ablation_table(df, ["ace-full", "ace-adaptive", "ace-wo-gap"], fixed)
     rows = table.set_index("method")
     assert rows.loc["ace-full", "F1"] == pytest.approx(4 / 6)
@@ -297,7 +304,7 @@ def test_ablation_with_oracle_and_shuffled_router():
     assert shuffled["F1_sd"] == pytest.approx(0.0, abs=1e-12)
 
     # The policy CHAIN maps to is missing: the control is skipped, and says why.
-    without = df[df["method"] != tables.TOPOLOGY_METHODS["CHAIN"]]
+    without = df[df["method"] != tables.topology_methods([])["CHAIN"]]
     skipped = tables.ablation_table(without, ["ace-adaptive"], fixed).set_index("method")
     assert "missing runs: ace-fixed:gap+depth+breadth" in skipped.loc["shuffled router", "note"]
     assert pd.isna(skipped.loc["shuffled router", "F1"])
@@ -305,7 +312,7 @@ def test_ablation_with_oracle_and_shuffled_router():
 
     # Policies that differ make the shuffled average vary.
     varied = df.copy()
-    point = varied["method"] == tables.TOPOLOGY_METHODS["POINT"]
+    point = varied["method"] == tables.topology_methods([])["POINT"]
     varied.loc[point, "f1"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
     shuffled = tables.ablation_table(varied, [], fixed).set_index("method").loc["shuffled router"]
     assert shuffled["F1_sd"] > 0

@@ -18,7 +18,7 @@ compared on a different question mix); per-method summaries use all of a method'
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -35,12 +35,24 @@ from ace_lab.eval.stats import (
     permutation_test,
     shuffled_policy_control,
 )
+from ace_lab.methods.registry import fixed_policy_runs
 
 #: Per-query cost columns of a record, in table order.
 COST_COLUMNS = ("retrieval_calls", "llm_calls", "input_tokens", "output_tokens", "wall_s")
-#: The fixed-policy run whose per-question score stands for each router topology's policy
-#: (names follow ``ContextPolicy.label``: POINT → ``ace-fixed:gap+depth+prune`` ...).
-TOPOLOGY_METHODS: dict[str, str] = {t: f"ace-fixed:{topology_policy(t).label}" for t in TOPOLOGIES}
+#: The runs whose per-question score can stand for each router topology's policy, preferred
+#: first: POINT → ``ace-wo-breadth`` or ``ace-fixed:gap+depth+prune`` (the same policy) ...
+TOPOLOGY_RUNS: dict[str, tuple[str, ...]] = {
+    t: fixed_policy_runs(topology_policy(t).label) for t in TOPOLOGIES
+}
+
+
+def topology_methods(present: Iterable[str]) -> dict[str, str]:
+    """Topology → the first of its :data:`TOPOLOGY_RUNS` that has results (else the
+    ``ace-fixed:`` name, which a missing-run note then names)."""
+    have = set(present)
+    return {
+        t: next((m for m in runs if m in have), runs[-1]) for t, runs in TOPOLOGY_RUNS.items()
+    }
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -304,7 +316,7 @@ def ablation_table(
     policy among ``fixed_methods`` with the highest mean F1 on their shared questions, chosen
     in hindsight (its name is in ``note``); **shuffled router**, Adaptive's per-question
     topology→policy assignment permuted ``n_permutations`` times (counts preserved), each
-    question scored by the fixed-policy run of its assigned policy (:data:`TOPOLOGY_METHODS`);
+    question scored by the fixed-policy run of its assigned policy (:func:`topology_methods`);
     ``F1_sd`` is the spread over permutations. A control whose runs are missing is a row with
     a note saying which, so the table still renders.
     """
@@ -361,13 +373,14 @@ def _shuffled_row(
         return _empty_row("shuffled router", f"skipped: no {adaptive} run")
     routed = _rows(df, adaptive).set_index("id")["topology"].dropna()
     used = sorted(set(routed), key=lambda t: TOPOLOGIES.index(t) if t in TOPOLOGIES else 99)
-    unknown = [t for t in used if t not in TOPOLOGY_METHODS]
-    needed = [TOPOLOGY_METHODS[t] for t in used if t in TOPOLOGY_METHODS]
+    runs = topology_methods(present)
+    unknown = [t for t in used if t not in runs]
+    needed = [runs[t] for t in used if t in runs]
     missing = [m for m in needed if m not in present]
     if unknown or missing or not used:
         why = f"missing runs: {', '.join(missing)}" if missing else f"topologies {unknown}"
         return _empty_row("shuffled router", f"skipped: {why if used else 'no routed question'}")
-    scores = {t: _per_question(df, TOPOLOGY_METHODS[t], metric) for t in used}
+    scores = {t: _per_question(df, runs[t], metric) for t in used}
     own = _per_question(df, adaptive, metric)
     ids = _common_ids([routed, own, *scores.values()])
     if not ids:

@@ -122,3 +122,11 @@ METHOD_FAMILY: dict[str, str] = {"hipporag": "openie"}
 
 def graph_family(name: str) -> str:
     return METHOD_FAMILY.get(name, "hierarchical")
+
+
+def fixed_policy_runs(label: str) -> tuple[str, ...]:
+    """Every method name that runs the fixed policy ``label``: the ablation of Full-ACE that
+    equals it (``ace-wo-breadth`` is ``gap+depth+prune``, the POINT policy) and
+    ``ace-fixed:<label>``. Tables accept either run, so a policy is never run twice."""
+    aliases = [n for n, part in _ABLATIONS.items() if full_policy().without(part).label == label]
+    return (*aliases, f"ace-fixed:{label}")
