@@ -50,6 +50,9 @@ def test_rebuild_on_a_fresh_clone_replays_the_archive_without_model_calls(settin
     )  # fmt: skip
     assert again.nodes.equals(first.nodes) and again.edges.equals(first.edges)
     assert all(c.cache_hit for c in offline.ledger.calls)
+    # The replay keeps the build time of the run that called the model, and records its own.
+    assert again.meta["build_wall_s"] == first.meta["build_wall_s"]
+    assert "last_run_wall_s" in again.meta
 
 
 def test_missing_graph_names_the_build_command(settings):

@@ -36,6 +36,7 @@ class ChunkRecord:
     prompt_tokens: int
     completion_tokens: int
     fallbacks: int
+    seconds: float = 0.0  # wall time of the chunk's extraction (0 in records from before)
 
 
 def read_records(path: Path) -> dict[str, ChunkRecord]:
@@ -121,6 +122,7 @@ def run_per_chunk(
             prompt_tokens=sum(c.prompt_tokens for c in calls),
             completion_tokens=sum(c.completion_tokens for c in calls),
             fallbacks=len(step.outputs.get("fallbacks", [])),
+            seconds=round(step.elapsed, 3),
         )
         appender.write(record)
         bar.update(1)
@@ -157,4 +159,13 @@ def cost_summary(records: dict[str, ChunkRecord], stage: str) -> dict[str, Any]:
         if len(table)
         else 0,
         "fallbacks": int(table["fallbacks"].sum()) if len(table) else 0,
+        # Mean over chunks whose record has a time; concurrent chunks overlap, so this is the
+        # latency of one chunk, not the build's wall time divided by chunks.
+        "seconds_per_chunk": round(float(timed.mean()), 2) if len(timed := _timed(table)) else None,
     }
+
+
+def _timed(table: pd.DataFrame) -> pd.Series:
+    if "seconds" not in table:
+        return pd.Series(dtype=float)
+    return table.loc[table["seconds"] > 0, "seconds"]
