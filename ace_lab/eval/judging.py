@@ -88,6 +88,9 @@ def run_command(
         parts += ["--seed", str(seed)]
     if study != f"{dataset}-n{size}-s{seed}":
         parts += ["--study", shlex.quote(study)]
+    # Sets without gold answers are judged pairwise, so they are answered as summaries.
+    if info.get("task") == "qfs" or (not info.get("task") and dataset.startswith("ultradomain")):
+        parts += ["--task", "qfs"]
     return " ".join(parts)
 
 
