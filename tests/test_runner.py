@@ -372,3 +372,9 @@ def test_rescore_reextracts_answers_from_stored_generations(settings, toy_graph)
     first = again[again["id"] == records[0]["id"]].iloc[0]
     assert first["answer"] == "Brinemouth"
     assert first["em"] == exact_match("Brinemouth", list(first["gold"]))
+
+
+def test_cost_table_times_only_answers_made_without_cache_hits():
+    rows = [_rec("hirag", 0, wall_s=10.0), _rec("hirag", 1, wall_s=0.01, cache_hits=1)]
+    table = tables.cost_table(pd.DataFrame(rows), ["hirag"]).iloc[0]
+    assert table["wall_s"] == 10.0 and table["wall_n"] == 1 and table["n"] == 2
