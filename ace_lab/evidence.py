@@ -127,6 +127,7 @@ class LLMCall:
     #: What producing the response cost the model, also for a cache hit (cold-cache cost).
     response_prompt_tokens: int = 0
     response_completion_tokens: int = 0
+    response_latency_s: float | None = None  # the model time, also for a hit (None: unknown)
 
 
 @dataclass

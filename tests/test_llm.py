@@ -300,3 +300,13 @@ def test_local_server_real_call_then_cache_hit(settings):
     finally:
         assert server.stop(settings)
     assert server.status(settings) is None
+
+
+def test_a_cache_hit_reports_the_model_time_it_cost_when_made(settings):
+    llm = _llm(settings, ["an answer"])
+    first = llm.chat(MESSAGES, tag="t")
+    again = llm.chat(MESSAGES, tag="t")
+    assert again.cache_hit and again.latency_s < first.latency_s + 1
+    assert again.response_latency_s == pytest.approx(first.latency_s)
+    calls = llm.ledger.calls
+    assert calls[1].response_latency_s == pytest.approx(calls[0].latency_s, abs=1e-3)

@@ -28,7 +28,7 @@ RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
     "context_tokens", "context_ids", "context_has_answer", "base_has_answer", "support_recall",
     "method", "policy", "topology", "plan", "retrieval_calls", "llm_calls", "model_calls",
-    "cache_hits", "input_tokens", "output_tokens", "wall_s", "llm_s", "steps",
+    "cache_hits", "input_tokens", "output_tokens", "wall_s", "cold_wall_s", "llm_s", "steps",
 }  # fmt: skip
 
 
@@ -378,3 +378,18 @@ def test_cost_table_times_only_answers_made_without_cache_hits():
     rows = [_rec("hirag", 0, wall_s=10.0), _rec("hirag", 1, wall_s=0.01, cache_hits=1)]
     table = tables.cost_table(pd.DataFrame(rows), ["hirag"]).iloc[0]
     assert table["wall_s"] == 10.0 and table["wall_n"] == 1 and table["n"] == 2
+
+
+def test_cold_wall_replaces_cache_lookups_with_recorded_model_time():
+    from ace_lab.eval.runner import cold_wall_s
+    from ace_lab.evidence import LLMCall
+
+    fresh = LLMCall("plan", "m", 10, 5, 2.0, False, response_latency_s=2.0)
+    hit = LLMCall("gen", "m", 0, 0, 0.001, True, response_latency_s=3.0)
+    assert cold_wall_s(2.5, [fresh, hit]) == pytest.approx(5.499)
+    unknown = LLMCall("gen", "m", 0, 0, 0.001, True)
+    assert cold_wall_s(2.5, [fresh, unknown]) is None
+    rows = [_rec("m", 0, wall_s=0.5, cache_hits=1, cold_wall_s=4.0), _rec("m", 1, wall_s=2.0)]
+    rows.append(_rec("m", 2, wall_s=0.01, cache_hits=1, cold_wall_s=None))
+    table = tables.cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
+    assert table["wall_s"] == pytest.approx(3.0) and table["wall_n"] == 2

@@ -41,7 +41,7 @@ from ace_lab.eval.metrics import (
     is_yes_no,
     support_recall,
 )
-from ace_lab.evidence import Answer, Context, Evidence
+from ace_lab.evidence import Answer, Context, Evidence, LLMCall
 from ace_lab.llm import LLM, get_llm
 from ace_lab.methods.generate import Task
 from ace_lab.methods.registry import graph_family, make_method
@@ -63,6 +63,20 @@ def _has_answer(items: Iterable[Evidence], golds: list[str], yes_no: bool) -> bo
     if yes_no or not golds:
         return None
     return answer_in_context(Context(list(items)).render(), golds)
+
+
+def cold_wall_s(wall_s: float, calls: Iterable[LLMCall]) -> float | None:
+    """The wall time the answer would have taken with an empty cache: each cached call's
+    recorded model time replaces its lookup time. None when a cached call's model time was
+    not recorded (responses cached before latencies were kept). ACE's LLM calls run one after
+    another (the parallel branches make none), so the substitution adds up."""
+    extra = 0.0
+    for call in calls:
+        if call.cache_hit:
+            if call.response_latency_s is None:
+                return None
+            extra += call.response_latency_s - call.latency_s
+    return round(wall_s + extra, 4)
 
 
 def record(question: Question, answer: Answer) -> dict[str, Any]:
@@ -114,6 +128,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "input_tokens": summary["response_prompt_tokens"],
         "output_tokens": summary["response_completion_tokens"],
         "wall_s": summary["wall_s"],
+        "cold_wall_s": cold_wall_s(summary["wall_s"], calls),
         "llm_s": round(sum(c.latency_s for c in calls if not c.cache_hit), 4),
         "steps": [
             {

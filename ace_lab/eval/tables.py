@@ -247,12 +247,16 @@ def cost_table(
 
 
 def _cold_wall(sub: pd.DataFrame) -> dict[str, Any]:
-    """Wall time over the answers that made every LLM call afresh (no cache hit): a cached
-    call takes milliseconds, so mixing them in would understate a method's latency."""
+    """Cold-cache wall time: a cached call takes milliseconds, so mixing raw times in would
+    understate a method's latency. An answer counts with its ``cold_wall_s`` (cached calls at
+    their recorded model time), or its ``wall_s`` when it made no cached call; answers with
+    neither are left out (``wall_n`` says how many count)."""
     if "cache_hits" not in sub:
         return {"wall_s": _mean(sub["wall_s"]), "wall_n": len(sub)}
-    cold = sub[sub["cache_hits"].fillna(0) == 0]
-    return {"wall_s": _mean(cold["wall_s"]), "wall_n": len(cold)}
+    fresh = sub["cache_hits"].fillna(0) == 0
+    cold = sub["cold_wall_s"] if "cold_wall_s" in sub else pd.Series(index=sub.index, dtype=float)
+    wall = cold.where(cold.notna(), sub["wall_s"].where(fresh))
+    return {"wall_s": _mean(wall.dropna()), "wall_n": int(wall.notna().sum())}
 
 
 # -------------------------------------------------------------------------------- router

@@ -29,6 +29,11 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+#: How long the model took to produce each response, kept beside it (its own table, so caches
+#: written before it existed still work): a cache hit can then report what the call cost cold.
+_LATENCY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS latencies (key TEXT PRIMARY KEY, latency_s REAL NOT NULL)
+"""
 
 
 def canonical_json(value: Any) -> str:
@@ -45,6 +50,7 @@ class CachedResponse:
     text: str
     prompt_tokens: int
     completion_tokens: int
+    latency_s: float | None = None  # model time when it was made (None: not recorded)
 
 
 class ResponseCache:
@@ -56,6 +62,7 @@ class ResponseCache:
         self._local = threading.local()
         with self._conn() as conn:
             conn.execute(_SCHEMA)
+            conn.execute(_LATENCY_SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -71,7 +78,8 @@ class ResponseCache:
         row = (
             self._conn()
             .execute(
-                "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
+                "SELECT r.text, r.prompt_tokens, r.completion_tokens, l.latency_s "
+                "FROM responses r LEFT JOIN latencies l ON l.key = r.key WHERE r.key = ?",
                 (key,),
             )
             .fetchone()
@@ -85,7 +93,12 @@ class ResponseCache:
         text: str,
         prompt_tokens: int,
         completion_tokens: int,
+        latency_s: float | None = None,
     ) -> None:
+        if latency_s is not None:
+            self._conn().execute(
+                "INSERT OR REPLACE INTO latencies VALUES (?, ?)", (key, float(latency_s))
+            )
         self._conn().execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
             (

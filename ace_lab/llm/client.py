@@ -70,6 +70,8 @@ class Completion:
     #: the cost of the call on a cold cache, which is what cost tables report.
     response_prompt_tokens: int = 0
     response_completion_tokens: int = 0
+    #: The model time of the response (this call's own for a miss; as recorded for a hit).
+    response_latency_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,7 @@ class LLM:
                 key,
                 hit.prompt_tokens,
                 hit.completion_tokens,
+                hit.latency_s,
             )
             self.answered[key] = hit
             self._record(tag, completion)
@@ -265,23 +268,25 @@ class LLM:
         except Exception as exc:
             self._record(tag, None, latency=time.perf_counter() - start, error=repr(exc))
             raise
+        latency = time.perf_counter() - start
         completion = Completion(
             text,
             prompt_tokens,
             completion_tokens,
             False,
-            time.perf_counter() - start,
+            latency,
             self.model,
             key,
             prompt_tokens,
             completion_tokens,
+            latency,
         )
         if text.strip():
             # Archived even when rejected: a replay must see the same invalid output to take
             # the same retry/fallback path. Only accepted outputs enter the live cache.
-            self.answered[key] = CachedResponse(text, prompt_tokens, completion_tokens)
+            self.answered[key] = CachedResponse(text, prompt_tokens, completion_tokens, latency)
             if cache is not None and (accept is None or accept(text)):
-                cache.put(key, request, text, prompt_tokens, completion_tokens)
+                cache.put(key, request, text, prompt_tokens, completion_tokens, latency)
         self._record(tag, completion)
         return completion
 
@@ -342,6 +347,7 @@ class LLM:
             attempt=attempt,
             response_prompt_tokens=completion.response_prompt_tokens if completion else 0,
             response_completion_tokens=completion.response_completion_tokens if completion else 0,
+            response_latency_s=completion.response_latency_s if completion else None,
             error=error,
         )
         self.ledger.record(call)
