@@ -107,7 +107,8 @@ def main_table(
     """One row per method: n, EM and F1 means with 95% bootstrap intervals, mean cost.
 
     EM/F1 average over questions with a gold answer; the intervals are percentile bootstraps
-    (seeded, so a rerun prints the same numbers). Cost columns are per-query means.
+    (seeded, so a rerun prints the same numbers). Cost columns are per-query means; ``wall_s``
+    is the cold-cache wall time (see ``cost_table``).
     """
     rows = []
     for method in _methods(df, methods):
@@ -123,6 +124,8 @@ def main_table(
                 f"{label} [95% CI]": _ci_text(ci),
             }
         row |= {column: _mean(sub[column]) for column in COST_COLUMNS if column in sub}
+        if "wall_s" in sub:
+            row["wall_s"] = _cold_wall(sub)["wall_s"]
         rows.append(row)
     return pd.DataFrame(rows)
 
