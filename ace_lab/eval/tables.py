@@ -35,7 +35,7 @@ from ace_lab.eval.stats import (
     permutation_test,
     shuffled_policy_control,
 )
-from ace_lab.methods.registry import fixed_policy_runs
+from ace_lab.methods.registry import METHODS, fixed_policy_runs
 
 #: Per-query cost columns of a record, in table order.
 COST_COLUMNS = ("retrieval_calls", "llm_calls", "input_tokens", "output_tokens", "wall_s")
@@ -57,10 +57,11 @@ def topology_methods(present: Iterable[str]) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------------- helpers
 def _methods(df: pd.DataFrame, methods: Sequence[str] | None) -> list[str]:
-    """``methods`` (all present, else KeyError), or every method in order of appearance."""
+    """``methods`` (all present, else KeyError), or every method present in registry order."""
     present = list(dict.fromkeys(df["method"])) if "method" in df else []
-    if methods is None:
-        return present
+    if methods is None:  # the registry's order: baselines first, then ACE and its variants
+        known = {name: i for i, name in enumerate(METHODS)}
+        return sorted(present, key=lambda m: known.get(m, len(known)))
     missing = [m for m in methods if m not in present]
     if missing:
         raise KeyError(f"no results for {missing}; the frame has {present}")
