@@ -61,7 +61,9 @@ def format_trace(trace: Trace) -> str:
     """Every step: timing, inputs, outputs, LLM calls and notes, one block per step."""
     lines = []
     for step in trace.steps:
-        tokens = f"{step.prompt_tokens}+{step.completion_tokens} tok" if step.llm_calls else ""
+        cold_in = sum(c.response_prompt_tokens for c in step.llm_calls)
+        cold_out = sum(c.response_completion_tokens for c in step.llm_calls)
+        tokens = f"{cold_in}+{cold_out} tok" if step.llm_calls else ""
         lines.append(f"== {step.name}  {step.elapsed:.2f}s  {len(step.llm_calls)} LLM  {tokens}")
         for key, value in step.inputs.items():
             lines.append(f"   in  {key}: {_short(value)}")
