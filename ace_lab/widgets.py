@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from ace_lab.eval.runner import cold_wall_s
 from ace_lab.evidence import Answer, Context, Evidence, Step
 from ace_lab.methods.retrieval_graph import RetrievalGraph
 
@@ -156,13 +157,17 @@ def stages(answer: Answer) -> list[Stage]:
 
 
 def cost_frame(answer: Answer) -> pd.DataFrame:
-    """Per trace step: seconds, LLM calls and (cold-cache) input/output tokens."""
+    """Per trace step: seconds, cold-cache seconds, LLM calls (and how many were cached) and
+    cold-cache input/output tokens. ``cold_seconds`` replaces each cached call's lookup time by
+    the model time recorded with the response; NaN where that was not recorded."""
     return pd.DataFrame(
         [
             {
                 "step": s.name,
                 "seconds": round(s.elapsed, 3),
+                "cold_seconds": cold_wall_s(s.elapsed, s.llm_calls),
                 "llm_calls": len(s.llm_calls),
+                "cached": sum(c.cache_hit for c in s.llm_calls),
                 **{k: v for k, v in _cost(s).items() if k != "seconds"},
             }
             for s in answer.trace.steps
