@@ -93,3 +93,17 @@ def test_cli_builds_the_toy_corpus_with_the_smoke_model(settings, tmp_path):
             [sys.executable, "-m", "ace_lab", "llm", "stop", "--tier", "smollm135m"],
             env=env, capture_output=True, timeout=60,
         )  # fmt: skip
+
+
+def test_cost_frame_has_one_row_per_stage_for_every_meta_shape():
+    from ace_lab.graph.build import cost_frame
+    from ace_lab.graph.tables import GraphTables
+
+    def frame(cost):
+        return cost_frame(GraphTables.from_records([], [], {"cost": cost}))
+
+    stage = {"stage": "x", "llm_calls": 2}
+    assert list(frame([stage, stage])["stage"]) == ["x", "x"]
+    assert list(frame(stage)["stage"]) == ["x"]
+    mixed = {"schema": {"stage": "s"}, "extract": {"stage": "e"}, "calls_per_chunk": 1.4}
+    assert list(frame(mixed)["stage"]) == ["s", "e"]

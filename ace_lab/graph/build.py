@@ -180,6 +180,7 @@ def load_or_build(
 def cost_frame(tables: GraphTables) -> pd.DataFrame:
     """The build's LLM cost per stage (calls and tokens per chunk), one row per stage."""
     cost = tables.meta.get("cost", [])
-    if isinstance(cost, dict):  # {"stage": ..., ...} or {stage name: {...}}
-        cost = list(cost.values()) if all(isinstance(v, dict) for v in cost.values()) else [cost]
+    if isinstance(cost, dict):  # {"stage": ..., ...} or {stage name: {...}, total: x}
+        stages = [v for v in cost.values() if isinstance(v, dict)]
+        cost = stages or [cost]
     return pd.DataFrame(cost)
