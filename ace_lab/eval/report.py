@@ -1,0 +1,104 @@
+"""What the results notebooks (06–08) share: reading a study, saying what produced it and what
+is missing, showing and exporting tables, and placeholder panels for figures without data.
+
+Notebooks keep the narrative and the plots; this keeps the bookkeeping in one tested place.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ace_lab.config import Settings
+from ace_lab.eval.judging import run_command
+from ace_lab.eval.runner import MANIFEST, load_results, study_dir
+from ace_lab.eval.tables import export_table, to_markdown
+
+
+class StudyReport:
+    """Read studies under ``settings.results_dir``; export tables beside them, or under
+    ``tables_dir/<study>`` when given (so smoke runs never overwrite committed tables)."""
+
+    def __init__(self, settings: Settings, tables_dir: str | Path = "") -> None:
+        self.settings = settings
+        self.tables_dir = Path(tables_dir) if tables_dir else None
+
+    def show(self, table: pd.DataFrame, title: str = "") -> None:
+        """Display a table as markdown (the same text ``export_table`` writes to <name>.md)."""
+        from IPython.display import Markdown, display
+
+        heading = f"**{title}**\n\n" if title else ""
+        display(Markdown(heading + to_markdown(table)))
+
+    def export(self, table: pd.DataFrame, name: str, study: str | None = None) -> dict[str, Path]:
+        """Write csv/md/tex next to the study's results (or the results root for ``None``)."""
+        if self.tables_dir is not None:
+            directory = self.tables_dir / study if study else self.tables_dir
+        else:
+            root = Path(self.settings.results_dir)
+            directory = study_dir(study, self.settings) if study else root
+        paths = export_table(table, name, directory)
+        print("exported", paths["csv"].with_suffix(""), "(.csv .md .tex)")
+        return paths
+
+    def load_study(self, study: str, wanted: list[str]) -> pd.DataFrame | None:
+        """A study's records (None if it has none); prints the command for what is missing."""
+        print(f"== {study}")
+        directory = study_dir(study, self.settings)
+        df = load_results(study, self.settings) if directory.is_dir() else pd.DataFrame()
+        if df.empty or "method" not in df:
+            print(f"  no results at {directory}")
+            print(f"  make them: {run_command(wanted, study, self.settings)}")
+            return None
+        missing = [m for m in wanted if m not in set(df["method"])]
+        if missing:
+            print(f"  no results for {', '.join(missing)}")
+            print(f"  make them: {run_command(missing, study, self.settings)}")
+        return df
+
+    def describe(self, study: str, df: pd.DataFrame) -> dict[str, Any]:
+        """Print what produced a study (model, slice, n, commit) and return its manifest."""
+        path = study_dir(study, self.settings) / MANIFEST
+        manifest: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
+        get = manifest.get
+        counts = df.groupby("method", sort=False)["id"].nunique()
+        answered = ", ".join(f"{m} {c}" for m, c in counts.items())
+        if not manifest:
+            print(f"  no {MANIFEST}: model and slice unknown")
+            print(f"  questions answered: {answered}")
+            return manifest
+        print(
+            f"  slice {get('slice_id', '?')}: dataset {get('dataset', '?')}, "
+            f"n = {get('n', '?')}, seed {get('seed', '?')}, task {get('task', '?')}"
+        )
+        print(
+            f"  model {get('model', '?')} [{get('model_identity', '?')}], "
+            f"graph model {get('graph_model', '?')}"
+        )
+        dirty = " (uncommitted changes)" if get("git_dirty") else ""
+        commit = str(get("git_commit") or "unknown")[:12]
+        print(f"  commit {commit}{dirty}, updated {get('updated', '?')}")
+        models = sorted({str(m.get("model")) for m in get("methods", {}).values()})
+        if len(models) > 1:
+            print(f"  warning: the methods were answered by different models: {models}")
+        print(f"  questions answered: {answered}")
+        return manifest
+
+
+def dataset_label(manifest: dict[str, Any], study: str, used: set[str]) -> str:
+    """The data set name for figure panels and columns (the study name if it repeats)."""
+    label = manifest.get("dataset") or study
+    return study if label in used else label
+
+
+def placeholder(ax: plt.Axes, text: str) -> None:
+    """An empty panel that says what is missing and how to make it."""
+    wrapped = "\n".join(textwrap.fill(line, 60) for line in text.splitlines())
+    ax.text(0.5, 0.5, wrapped, ha="center", va="center", fontsize=8, transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
