@@ -14,6 +14,12 @@ which *setting* it is evaluated in:
     GraphRAG-Bench, UltraDomain, the MS GraphRAG sets and MultiHop-RAG: whole documents that a
     pipeline chunks and indexes as one corpus.
 
+*Anchored* document sets (UltraDomain) slice by document: their questions carry no supporting
+documents but each is about one, so each question is anchored to the document BM25 ranks first
+for it, and a slice of ``n`` questions takes whole documents in order of characters per anchored
+question (the cheapest graph per question) until they anchor ``n`` questions. Small slices are
+therefore biased towards short documents; ``n`` = every question gives the whole corpus.
+
 How the per-question groups are recovered. The HotpotQA/MuSiQue ``corpus.json`` files hold no
 per-question field, but they are the de-duplicated concatenation of each question's candidate
 block, in the source question order (held-out questions included): supporting passages of
@@ -117,6 +123,7 @@ class DatasetSpec:
     schema: str
     passages_per_question: int | None = None
     description: str = ""
+    anchored: bool = False  # documents set sliced by each question's BM25-best document
 
 
 def _spec(name: str, setting: str, schema: str, **kwargs: Any) -> DatasetSpec:
@@ -172,6 +179,7 @@ DATASETS: dict[str, DatasetSpec] = {
             "ultradomain",
             question_files=("questions_ultradomain130.json", "questions_lightrag_generated.json"),
             description="UltraDomain mix, no gold answers (pairwise judging)",
+            anchored=True,
         ),
         _spec("msgraphrag_podcast", DOCUMENTS, "msgraphrag", description="podcast transcripts"),
         _spec(
@@ -194,6 +202,7 @@ class Dataset:
     questions: list[Question]
     setting: str = SHARED
     passages_per_question: int | None = None
+    anchored: bool = False
 
     @cached_property
     def passage_by_id(self) -> dict[str, Passage]:
@@ -609,7 +618,9 @@ def _load_dataset_cached(
         by_title={p.title: p.id for p in passages},
     )
     questions = _load_questions(Path(questions_path), spec.schema, spec.name, corpus)
-    return Dataset(spec.name, passages, questions, spec.setting, spec.passages_per_question)
+    return Dataset(
+        spec.name, passages, questions, spec.setting, spec.passages_per_question, spec.anchored
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -697,6 +708,33 @@ def _with_distractors(dataset: Dataset, question: Question, k: int) -> tuple[str
     order = np.lexsort((_id_rank(dataset)[candidates], -scores[candidates]))
     chosen = candidates[order[:k]].tolist()
     return tuple(dataset.passages[i].id for i in [*supports, *chosen])
+
+
+def anchor_documents(dataset: Dataset) -> dict[str, str]:
+    """Question id -> the document BM25 ranks first for the question (ties by document id)."""
+
+    def build() -> dict[str, str]:
+        bm25, rank = _bm25(dataset), _id_rank(dataset)
+        anchors = {}
+        for q in dataset.questions:
+            best = np.lexsort((rank, -bm25.scores(q.question)))[0]
+            anchors[q.id] = dataset.passages[best].id
+        return anchors
+
+    return _memo(dataset, "anchors", build)
+
+
+def cheapest_documents(dataset: Dataset, n: int) -> list[str]:
+    """Fewest characters per anchored question first, until the documents anchor ``n`` questions."""
+    anchored = Counter(anchor_documents(dataset).values())
+    order = sorted(anchored, key=lambda d: (len(dataset.passage(d).text) / anchored[d], d))
+    chosen, covered = [], 0
+    for doc in order:
+        if covered >= n:
+            break
+        chosen.append(doc)
+        covered += anchored[doc]
+    return chosen
 
 
 def _group_ids(dataset: Dataset, question: Question) -> tuple[str, ...]:
@@ -803,13 +841,18 @@ def make_slice(
     """``n`` questions ordered by :func:`selection_key`, with the passages their setting gives.
 
     For document sets ``doc_ids`` restricts the corpus to those documents and the candidate
-    questions to those whose supporting documents are all among them.
+    questions to those whose supporting documents are all among them. An *anchored* set
+    (module docstring) without ``doc_ids`` takes :func:`cheapest_documents`.
     """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     if distractors < 0:
         raise ValueError(f"distractors must be >= 0, got {distractors}")
-    pool, documents, variant = _slice_scope(dataset, doc_ids)
+    if dataset.anchored and doc_ids is None:
+        pool, documents, variant = _slice_scope(dataset, cheapest_documents(dataset, n))
+        variant = ""  # the default scope of an anchored set: the slice id stays plain
+    else:
+        pool, documents, variant = _slice_scope(dataset, doc_ids)
     if n > len(pool):
         scope = " within the given doc_ids" if doc_ids is not None else ""
         raise ValueError(
@@ -842,7 +885,12 @@ def _slice_scope(
     if unknown:
         raise ValueError(f"{dataset.name}: unknown doc ids {unknown}")
     chosen = set(doc_ids)
-    pool = [q for q in dataset.questions if set(q.supporting_ids) <= chosen]
+    anchors = anchor_documents(dataset) if dataset.anchored else {}
+
+    def needed(q: Question) -> set[str]:  # an anchored question needs its anchor document
+        return set(q.supporting_ids) or ({anchors[q.id]} if q.id in anchors else set())
+
+    pool = [q for q in dataset.questions if needed(q) <= chosen]
     documents = [p for p in dataset.passages if p.id in chosen]
     digest = hashlib.sha1(",".join(sorted(chosen)).encode()).hexdigest()[:8]
     return pool, documents, f"-d{digest}"

@@ -128,6 +128,7 @@ class LLMCall:
     response_prompt_tokens: int = 0
     response_completion_tokens: int = 0
     response_latency_s: float | None = None  # the model time, also for a hit (None: unknown)
+    server_cached_tokens: int = 0  # prompt tokens the server reused from its KV cache
 
 
 @dataclass
@@ -227,6 +228,7 @@ class Trace:
             "completion_tokens": sum(c.completion_tokens for c in calls),
             "response_prompt_tokens": sum(c.response_prompt_tokens for c in calls),
             "response_completion_tokens": sum(c.response_completion_tokens for c in calls),
+            "server_cached_tokens": sum(c.server_cached_tokens for c in calls),
             "llm_latency_s": round(sum(c.latency_s for c in calls), 4),
             "wall_s": round(self.wall_s, 4),
         }

@@ -24,9 +24,15 @@ class ScriptedClient:
     server so concurrency can be observed.
     """
 
-    def __init__(self, script: list[Any] | Callable[[dict], Any], delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: list[Any] | Callable[[dict], Any],
+        delay_s: float = 0.0,
+        server_cached_tokens: int = 0,
+    ) -> None:
         self.script = script
         self.delay_s = delay_s
+        self.server_cached_tokens = server_cached_tokens
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
@@ -42,7 +48,11 @@ class ScriptedClient:
         message = SimpleNamespace(content=item)
         return SimpleNamespace(
             choices=[SimpleNamespace(message=message)],
-            usage=SimpleNamespace(prompt_tokens=11, completion_tokens=len(str(item).split())),
+            usage=SimpleNamespace(
+                prompt_tokens=11,
+                completion_tokens=len(str(item).split()),
+                prompt_tokens_details=SimpleNamespace(cached_tokens=self.server_cached_tokens),
+            ),
         )
 
 

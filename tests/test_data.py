@@ -13,6 +13,11 @@ from ace_lab.data import (
     DOCUMENTS,
     PER_QUESTION,
     DataError,
+    Dataset,
+    Passage,
+    Question,
+    anchor_documents,
+    cheapest_documents,
     chunk_passages,
     chunk_spans,
     chunk_text,
@@ -146,6 +151,50 @@ def test_document_slice_holds_all_or_chosen_documents() -> None:
     assert sl.passage_ids == [doc]
     assert all(q.supporting_ids == (doc,) for q in sl.questions)
     assert sl.slice_id.startswith("graphragbench_novel-n3-s0-d")
+
+
+def _anchored_set() -> Dataset:
+    docs = [
+        Passage("whales", "whales", "Blue whales sing songs across oceans. " * 40),
+        Passage("comets", "comets", "Comets carry ice and dust around the sun. " * 5),
+        Passage("bread", "bread", "Sourdough bread rises with wild yeast. " * 10),
+    ]
+    asks = {
+        "q1": "Why do blue whales sing?",
+        "q2": "What do comets carry?",
+        "q3": "Where do comets travel around the sun?",
+        "q4": "How does sourdough bread rise?",
+    }
+    questions = [Question(i, text, None, (), (), None, "anchored") for i, text in asks.items()]
+    return Dataset("anchored", docs, questions, DOCUMENTS, anchored=True)
+
+
+def test_anchored_slice_takes_cheapest_documents_per_question() -> None:
+    ds = _anchored_set()
+    assert anchor_documents(ds) == {"q1": "whales", "q2": "comets", "q3": "comets", "q4": "bread"}
+    # comets: 2 questions in the shortest text; bread next; whales is long with one question
+    assert cheapest_documents(ds, 2) == ["comets"]
+    assert cheapest_documents(ds, 3) == ["comets", "bread"]
+    sl = make_slice(ds, 3)
+    assert sl.slice_id == "anchored-n3-s0"
+    assert sl.passage_ids == ["comets", "bread"]
+    assert {q.id for q in sl.questions} == {"q2", "q3", "q4"}
+    assert make_slice(ds, 4).passage_ids == ["whales", "comets", "bread"]
+    # explicit documents keep only the questions anchored in them
+    only = make_slice(ds, 1, doc_ids=["whales"])
+    assert [q.id for q in only.questions] == ["q1"]
+    with pytest.raises(ValueError, match="only 1 available"):
+        make_slice(ds, 2, doc_ids=["whales"])
+
+
+def test_ultradomain_default_slice_is_anchored_and_small() -> None:
+    _need("ultradomain_mix")
+    ds = load_dataset("ultradomain_mix")
+    sl = make_slice(ds, 8)
+    assert sl.slice_id == "ultradomain_mix-n8-s0"
+    assert len(sl.passages) < len(ds.passages) / 10
+    anchors = anchor_documents(ds)
+    assert all(anchors[q.id] in sl.passage_ids for q in sl.questions)
 
 
 # --- selection ---------------------------------------------------------------------------------

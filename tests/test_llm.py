@@ -95,6 +95,14 @@ def test_second_identical_call_is_a_cache_hit_with_no_tokens(settings):
     assert (summary["calls"], summary["model_calls"], summary["cache_hits"]) == (2, 1, 1)
 
 
+def test_server_prompt_cache_reuse_is_recorded_for_model_calls_only(settings):
+    llm = _llm(settings, ["Paris"], server_cached_tokens=7)
+    first = llm.chat(MESSAGES, tag="t")
+    again = llm.chat(MESSAGES, tag="t")
+    assert first.server_cached_tokens == 7 and again.server_cached_tokens == 0
+    assert [c.server_cached_tokens for c in llm.ledger.calls] == [7, 0]
+
+
 def test_changing_temperature_misses_the_cache(settings):
     llm = _llm(settings, ["a", "b"])
     llm.chat(MESSAGES, tag="t")

@@ -4,6 +4,7 @@ scripted LLM, and the result tables on a synthetic results frame with known answ
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -28,7 +29,8 @@ RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
     "context_tokens", "context_ids", "context_has_answer", "base_has_answer", "support_recall",
     "method", "policy", "topology", "plan", "retrieval_calls", "llm_calls", "model_calls",
-    "cache_hits", "input_tokens", "output_tokens", "wall_s", "cold_wall_s", "llm_s", "steps",
+    "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens", "wall_s", "cold_wall_s",
+    "llm_s", "steps",
 }  # fmt: skip
 
 
@@ -378,6 +380,10 @@ def test_cost_table_times_only_answers_made_without_cache_hits():
     rows = [_rec("hirag", 0, wall_s=10.0), _rec("hirag", 1, wall_s=0.01, cache_hits=1)]
     table = tables.cost_table(pd.DataFrame(rows), ["hirag"]).iloc[0]
     assert table["wall_s"] == 10.0 and table["wall_n"] == 1 and table["n"] == 2
+    assert math.isnan(table["server_cached_tokens"])  # runs recorded before it was kept
+    rows = [_rec("m", 0, server_cached_tokens=300), _rec("m", 1, server_cached_tokens=100)]
+    table = tables.cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
+    assert table["server_cached_tokens"] == 200
 
 
 def test_cold_wall_replaces_cache_lookups_with_recorded_model_time():

@@ -88,6 +88,8 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     when it was first made, so cost tables do not depend on cache state. ``llm_s`` is a
     plain sum of the latencies of calls that reached the model; calls made in parallel
     overlap, so it can exceed ``wall_s`` and is not "LLM share of wall time" by itself.
+    ``server_cached_tokens`` counts input tokens the LLM server reused from its own prompt
+    cache (a warm ``wall_s``; see :func:`ace_lab.eval.tables.cost_table`).
     ``base_has_answer`` is the same coverage check on ACE's first retrieval (``stages.base``),
     None for methods without stages: the pair gives ACE's Table 5 coverage and recovery.
     """
@@ -127,6 +129,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "cache_hits": summary["cache_hits"],
         "input_tokens": summary["response_prompt_tokens"],
         "output_tokens": summary["response_completion_tokens"],
+        "server_cached_tokens": summary["server_cached_tokens"],
         "wall_s": summary["wall_s"],
         "cold_wall_s": cold_wall_s(summary["wall_s"], calls),
         "llm_s": round(sum(c.latency_s for c in calls if not c.cache_hit), 4),

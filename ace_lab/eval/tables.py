@@ -50,9 +50,7 @@ def topology_methods(present: Iterable[str]) -> dict[str, str]:
     """Topology → the first of its :data:`TOPOLOGY_RUNS` that has results (else the
     ``ace-fixed:`` name, which a missing-run note then names)."""
     have = set(present)
-    return {
-        t: next((m for m in runs if m in have), runs[-1]) for t, runs in TOPOLOGY_RUNS.items()
-    }
+    return {t: next((m for m in runs if m in have), runs[-1]) for t, runs in TOPOLOGY_RUNS.items()}
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -213,6 +211,9 @@ def cost_table(
     """ACE Table 6b: per-query retrieval calls, LLM calls, tokens and wall time.
 
     ``wall_s`` is the mean over the ``wall_n`` answers made without any cached LLM call.
+    ``server_cached_tokens`` is the mean input the LLM server reused from its own prompt cache
+    (empty for runs recorded before it was kept): where it is large, ``wall_s`` is warm, e.g.
+    a prompt sharing a long prefix with an earlier method's prompt on the same server.
 
     ``input_ratio`` is a method's mean input tokens over ``reference``'s. Tokens are the
     cold-cache cost, so the table does not depend on which answers were cached. With
@@ -242,6 +243,8 @@ def cost_table(
         row: dict[str, Any] = {"method": method, "n": len(sub)}
         row |= {column: _mean(sub[column]) for column in COST_COLUMNS}
         row |= _cold_wall(sub)
+        cached = sub.get("server_cached_tokens")
+        row["server_cached_tokens"] = _mean(cached) if cached is not None else math.nan
         ratio = row["input_tokens"] / ref_input if ref_input else math.nan
         row["input_ratio"] = ratio
         rows.append(row)

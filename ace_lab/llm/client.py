@@ -72,6 +72,10 @@ class Completion:
     response_completion_tokens: int = 0
     #: The model time of the response (this call's own for a miss; as recorded for a hit).
     response_latency_s: float | None = None
+    #: Prompt tokens the *server* answered from its own prompt (KV) cache, as it reports them
+    #: (``usage.prompt_tokens_details.cached_tokens``; llama.cpp keeps earlier prompts' KV in
+    #: RAM). Non-zero means ``latency_s`` is warmer than a cold call. 0 for a response-cache hit.
+    server_cached_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -264,7 +268,7 @@ class LLM:
             self._record(tag, completion)
             return completion
         try:
-            text, prompt_tokens, completion_tokens = self._create(request)
+            text, prompt_tokens, completion_tokens, server_cached = self._create(request)
         except Exception as exc:
             self._record(tag, None, latency=time.perf_counter() - start, error=repr(exc))
             raise
@@ -280,6 +284,7 @@ class LLM:
             prompt_tokens,
             completion_tokens,
             latency,
+            server_cached,
         )
         if text.strip():
             # Archived even when rejected: a replay must see the same invalid output to take
@@ -298,7 +303,7 @@ class LLM:
             hit = archive.get(key)
         return hit
 
-    def _create(self, request: dict[str, Any]) -> tuple[str, int, int]:
+    def _create(self, request: dict[str, Any]) -> tuple[str, int, int, int]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request["messages"],
@@ -326,7 +331,9 @@ class LLM:
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        return text, prompt_tokens, completion_tokens
+        details = getattr(usage, "prompt_tokens_details", None)
+        server_cached = int(getattr(details, "cached_tokens", 0) or 0)
+        return text, prompt_tokens, completion_tokens, server_cached
 
     def _record(
         self,
@@ -348,6 +355,7 @@ class LLM:
             response_prompt_tokens=completion.response_prompt_tokens if completion else 0,
             response_completion_tokens=completion.response_completion_tokens if completion else 0,
             response_latency_s=completion.response_latency_s if completion else None,
+            server_cached_tokens=completion.server_cached_tokens if completion else 0,
             error=error,
         )
         self.ledger.record(call)
