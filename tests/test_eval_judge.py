@@ -98,4 +98,19 @@ def test_win_rates_counts_ties_as_half():
     row = table.loc["overall"]
     assert (row.wins_a, row.wins_b, row.ties, row.n, row.fallbacks) == (2, 1, 1, 4, 1)
     assert row.win_rate_a == pytest.approx((2 + 0.5) / 4)
+    assert 0.0 <= row.win_rate_low < row.win_rate_a < row.win_rate_high <= 1.0
     assert win_rates([])["win_rate_a"].isna().all()
+
+
+def test_first_shown_measures_position_bias_without_fallback_orders():
+    from ace_lab.eval.judge import JudgeVerdict
+
+    def pair(a_first: str, b_first: str, fallbacks: tuple[str, ...] = ()) -> PairVerdict:
+        verdicts = (JudgeVerdict.model_validate_json(_verdict(w)) for w in (a_first, b_first))
+        return PairVerdict(QUERY, dict.fromkeys(CRITERIA, "tie"), *verdicts, fallbacks)
+
+    biased, fair = pair("Answer 1", "Answer 1"), pair("Answer 1", "Answer 2")
+    assert win_rates([biased])["first_shown"].eq(1.0).all()
+    assert win_rates([biased, fair])["first_shown"].eq(0.75).all()
+    broken = pair("Answer 2", "Tie", ("b_first",))  # the fallback order is left out
+    assert win_rates([broken])["first_shown"].eq(0.0).all()

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator
 
+from ace_lab.eval.stats import bootstrap_ci
 from ace_lab.graph.names import bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
@@ -114,12 +115,24 @@ def win_rates(verdicts: Sequence[PairVerdict]) -> pd.DataFrame:
 
     ``win_rate_a`` = (wins_a + 0.5 · ties) / n: a tie is half a win for each side, so the rate
     is 0.5 when the judge cannot separate the systems and a and b rates sum to 1 (NaN if n = 0).
+    ``win_rate_low``/``win_rate_high`` are its 95% bootstrap interval over questions (each
+    scores 1, 0.5 or 0 for a). ``first_shown`` is the position-bias check: the share of
+    single-order verdicts (fallbacks left out) that named "Answer 1" the winner; near 1.0, the
+    judge mostly prefers whichever answer it reads first, which the both-orders rule turns
+    into ties.
     """
     rows = []
     for criterion in CRITERIA:
         outcomes = [v.outcomes[criterion] for v in verdicts]
         wins_a, wins_b, ties = (outcomes.count(o) for o in ("a", "b", "tie"))
         n = len(outcomes)
+        interval = bootstrap_ci([{"a": 1.0, "b": 0.0}.get(o, 0.5) for o in outcomes])
+        named = [
+            getattr(verdict, criterion).winner
+            for v in verdicts
+            for order, verdict in (("a_first", v.a_first), ("b_first", v.b_first))
+            if order not in v.fallbacks
+        ]
         rows.append(
             {
                 "criterion": criterion,
@@ -129,6 +142,9 @@ def win_rates(verdicts: Sequence[PairVerdict]) -> pd.DataFrame:
                 "n": n,
                 "fallbacks": sum(bool(v.fallbacks) for v in verdicts),
                 "win_rate_a": (wins_a + 0.5 * ties) / n if n else float("nan"),
+                "win_rate_low": interval.low,
+                "win_rate_high": interval.high,
+                "first_shown": named.count("Answer 1") / len(named) if named else float("nan"),
             }
         )
     return pd.DataFrame(rows).set_index("criterion")

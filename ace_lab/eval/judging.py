@@ -252,7 +252,10 @@ def _missing_row(a: str, b: str, note: str) -> dict[str, Any]:
         "ties": 0,
         "fallbacks": 0,
         "win_rate_a": float("nan"),
+        "win_rate_low": float("nan"),
+        "win_rate_high": float("nan"),
         "win_rate_b": float("nan"),
+        "first_shown": float("nan"),
         "judge_model": "",
         "note": note,
     }
@@ -304,7 +307,10 @@ def preference_table(
                     "criterion": criterion.capitalize(),
                     **{k: int(rate[k]) for k in ("n", "wins_a", "wins_b", "ties", "fallbacks")},
                     "win_rate_a": float(rate["win_rate_a"]),
+                    "win_rate_low": float(rate["win_rate_low"]),
+                    "win_rate_high": float(rate["win_rate_high"]),
                     "win_rate_b": 1.0 - float(rate["win_rate_a"]),
+                    "first_shown": float(rate["first_shown"]),
                     "judge_model": ", ".join(models),
                     "note": note,
                 }
