@@ -97,6 +97,7 @@ def test_judges_shared_questions_and_resumes(study):
     assert (overall["n"], overall["wins_a"], overall["wins_b"], overall["ties"]) == (3, 2, 0, 1)
     assert overall["win_rate_a"] == pytest.approx(2.5 / 3)
     assert overall["win_rate_b"] == pytest.approx(0.5 / 3)
+    assert overall["win_rate_a [95% CI]"].startswith("0.833 [")
     assert overall["note"] == ""
 
 

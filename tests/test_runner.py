@@ -267,6 +267,7 @@ def test_coverage_and_cost_tables():
     cost = tables.cost_table(df, ["hirag", "ace-full"], reference="hirag").set_index("method")
     assert cost.loc["ace-full", "input_ratio"] == pytest.approx(2.5)
     assert cost.loc["hirag", "input_ratio"] == 1.0
+    assert cost.loc["ace-full", "wall_ratio"] == pytest.approx(3.0)  # 3.0 s vs hirag's 1.0 s
     assert (cost.loc["ace-full", "retrieval_calls"], cost.loc["ace-full", "llm_calls"]) == (3, 2)
     # A partial run: means move to the shared questions.
     partial = df[~((df["method"] == "hirag") & (df["id"] == "q0"))].copy()

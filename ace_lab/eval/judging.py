@@ -254,6 +254,7 @@ def _missing_row(a: str, b: str, note: str) -> dict[str, Any]:
         "win_rate_a": float("nan"),
         "win_rate_low": float("nan"),
         "win_rate_high": float("nan"),
+        "win_rate_a [95% CI]": "",
         "win_rate_b": float("nan"),
         "first_shown": float("nan"),
         "judge_model": "",
@@ -309,6 +310,10 @@ def preference_table(
                     "win_rate_a": float(rate["win_rate_a"]),
                     "win_rate_low": float(rate["win_rate_low"]),
                     "win_rate_high": float(rate["win_rate_high"]),
+                    "win_rate_a [95% CI]": (
+                        f"{rate['win_rate_a']:.3f} "
+                        f"[{rate['win_rate_low']:.3f}, {rate['win_rate_high']:.3f}]"
+                    ),
                     "win_rate_b": 1.0 - float(rate["win_rate_a"]),
                     "first_shown": float(rate["first_shown"]),
                     "judge_model": ", ".join(models),

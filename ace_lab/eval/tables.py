@@ -215,8 +215,9 @@ def cost_table(
     (empty for runs recorded before it was kept): where it is large, ``wall_s`` is warm, e.g.
     a prompt sharing a long prefix with an earlier method's prompt on the same server.
 
-    ``input_ratio`` is a method's mean input tokens over ``reference``'s. Tokens are the
-    cold-cache cost, so the table does not depend on which answers were cached. With
+    ``input_ratio`` is a method's mean input tokens over ``reference``'s, ``wall_ratio`` the
+    same for ``wall_s`` (comparable only when the runs were timed under the same conditions).
+    Tokens are the cold-cache cost, so the table does not depend on which answers were cached. With
     ``common`` the means are over the questions every listed method (and the reference, if
     present) answered, so a partial run does not shift a ratio by a different question mix;
     ``df.attrs["note"]`` says when the reference is missing or there is no shared question.
@@ -235,6 +236,7 @@ def cost_table(
     if ids is not None:
         frames = {m: f.set_index("id").loc[ids].reset_index() for m, f in frames.items()}
     ref_input = _mean(frames[reference]["input_tokens"]) if reference in frames else math.nan
+    ref_wall = _cold_wall(frames[reference])["wall_s"] if reference in frames else math.nan
     if reference not in frames:
         notes.append(f"reference {reference!r} has no results; input_ratio is empty")
     rows = []
@@ -245,8 +247,8 @@ def cost_table(
         row |= _cold_wall(sub)
         cached = sub.get("server_cached_tokens")
         row["server_cached_tokens"] = _mean(cached) if cached is not None else math.nan
-        ratio = row["input_tokens"] / ref_input if ref_input else math.nan
-        row["input_ratio"] = ratio
+        row["input_ratio"] = row["input_tokens"] / ref_input if ref_input else math.nan
+        row["wall_ratio"] = row["wall_s"] / ref_wall if ref_wall else math.nan
         rows.append(row)
     table = pd.DataFrame(rows)
     table.attrs["note"] = "; ".join(notes)
