@@ -7,7 +7,7 @@ TIER ?= qwen1.5b
 SMOKE_TIER ?= smollm135m
 NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
-.PHONY: setup models test unit reproduce lab lint lock clean bench
+.PHONY: setup models test unit reproduce lab lint lock clean bench reliability
 
 setup: $(VENV)/.installed
 
@@ -40,6 +40,11 @@ lab: setup models
 
 bench: setup models
 	$(BIN)/python bench/llm_throughput.py
+
+# The reliability suite at its full counts, then its table (CI runs the fast counts in `test`).
+reliability: setup models
+	ACE_LAB_RELIABILITY=full $(BIN)/pytest -q -m reliability tests/reliability
+	$(BIN)/python bench/reliability.py --full
 
 lint: setup
 	$(BIN)/ruff check ace_lab tests bench notebooks

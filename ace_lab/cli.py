@@ -10,7 +10,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import Settings, load_settings, redact_url
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -33,7 +33,8 @@ def _cmd_llm(args: argparse.Namespace) -> int:
         print(f"{settings.llm.tier}: {path} (sha256 verified)")
     elif args.action == "start":
         if not settings.llm.is_local:
-            print(f"remote endpoint configured ({settings.llm.base_url}); nothing to start")
+            endpoint = redact_url(settings.llm.base_url)
+            print(f"remote endpoint configured ({endpoint}); nothing to start")
             return 0
         info = server.start(settings)
         print(json.dumps(asdict(info) | {"base_url": info.base_url}, indent=2))
@@ -42,7 +43,7 @@ def _cmd_llm(args: argparse.Namespace) -> int:
         print(f"stopped {settings.llm.tier}" if stopped else f"no {settings.llm.tier} server")
     elif args.action == "status":
         if not settings.llm.is_local:
-            print(f"remote endpoint {settings.llm.base_url} model {settings.llm.model}")
+            print(f"remote endpoint {redact_url(settings.llm.base_url)} model {settings.llm.model}")
             return 0
         info = server.status(settings)
         if info is None:
@@ -83,7 +84,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
-    from ace_lab.methods.ask import ask, cost_line, format_trace
+    from ace_lab.ask import ask, cost_line, format_trace
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     asked = ask(
@@ -111,11 +112,12 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from ace_lab.eval.export import to_markdown
     from ace_lab.eval.runner import run
-    from ace_lab.eval.tables import main_table, to_markdown
+    from ace_lab.eval.tables import main_table
     from ace_lab.llm import get_llm
-    from ace_lab.methods.registry import graph_family
-    from ace_lab.methods.retrieval_graph import RetrievalGraph
+    from ace_lab.registry import graph_family
+    from ace_lab.retrieval import RetrievalGraph
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     llm = get_llm(settings)
@@ -144,15 +146,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ace_lab.eval.runner import latest_study, load_results, rescore, study_dir
-    from ace_lab.eval.tables import (
-        COST_COLUMNS,
-        cost_table,
-        export_table,
-        main_table,
-        paired_tests,
-        to_markdown,
-    )
+    from ace_lab.eval.export import export_table, to_markdown
+    from ace_lab.eval.study import latest_study, load_results, rescore, study_dir
+    from ace_lab.eval.tables import COST_COLUMNS, cost_table, main_table, paired_tests
 
     settings = load_settings()
     study = args.study or latest_study(settings)
@@ -182,8 +178,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
     from ace_lab.eval.judging import judge_study, preference_table
-    from ace_lab.eval.tables import to_markdown
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     # The LLM is created (and a local server started) only if a question is left to judge.
@@ -196,6 +192,27 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     if errors:
         print(f"{errors} judge call(s) failed; rerun the same command to retry them")
     return 1 if errors else 0
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ace_lab.registry import describe_method, method_table, spec
+
+    with pd.option_context("display.width", 200, "display.max_colwidth", 90):
+        if args.name is None:
+            print(method_table().to_string(index=False))
+            print("\nalso: ace-fixed:<policy label>, <ace method>@graphrag")
+            print("every setting of one method: ace-lab methods NAME")
+            return 0
+        try:
+            method = spec(args.name)
+        except KeyError as err:
+            print(err.args[0], file=sys.stderr)
+            return 2
+        print(f"{method.name} ({method.family} graph): {method.description}\n")
+        print(describe_method(args.name).to_string(index=False))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -264,6 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--limit", type=int, help="only the first LIMIT shared questions")
     judge.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
     judge.set_defaults(func=_cmd_judge)
+
+    methods = sub.add_parser("methods", help="the registered methods, or one method's settings")
+    methods.add_argument("name", nargs="?", help="a method name: list every setting it runs with")
+    methods.set_defaults(func=_cmd_methods)
 
     data = sub.add_parser("data", help="overview of the benchmark data sets")
     data.set_defaults(func=_cmd_data)

@@ -7,8 +7,10 @@ environment variables. Notebooks and the CLI both call ``load_settings()`` so th
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, overload
 
 #: The repository root when ace_lab runs from a checkout (holds pyproject.toml), else None.
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -35,18 +37,75 @@ def _default_model_dir() -> Path:
     return base / "ace_lab" / "models"
 
 
-@dataclass(frozen=True)
+# ----------------------------------------------------------------------------------- secrets
+#: ``scheme://user:password@`` — the credentials part of any URL in a text.
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s?#]*@")
+#: ``?api_key=...``, ``&token=...``, ``&sig=...``: query parameters that carry a credential.
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&][^=&#\s]*(?:key|token|secret|passw|pwd|sig|auth|credential)[^=&#\s]*=)"
+    r"[^&#\s]*",
+    re.IGNORECASE,
+)
+REDACTED = "***"
+
+
+@overload
+def redact_url(text: str) -> str: ...
+@overload
+def redact_url(text: None) -> None: ...
+def redact_url(text: str | None) -> str | None:
+    """``text`` with the credentials of every URL in it masked, for anything written or logged.
+
+    ``https://user:pass@host/v1`` becomes ``https://***@host/v1`` and ``?api_key=sk-1`` becomes
+    ``?api_key=***``; the rest (scheme, host, port, path) stays, so the endpoint is still named.
+    Idempotent; works on a bare URL, a model identity (``url#model``) or a whole message.
+    """
+    if text is None:
+        return None
+    text = _URL_USERINFO.sub(lambda m: m.group("scheme") + REDACTED + "@", text)
+    return _SECRET_PARAM.sub(lambda m: m.group("name") + REDACTED, text)
+
+
+def _secret() -> Any:
+    """A settings field holding a credential: never shown by ``repr``/``str``."""
+    return field(default=None, metadata={"secret": True})
+
+
+def _safe_repr(self: object) -> str:
+    """The dataclass repr with secrets shown as ``'***'`` and URL credentials masked."""
+    shown = []
+    for f in fields(self):  # type: ignore[arg-type]
+        if not f.repr:
+            continue
+        value = getattr(self, f.name)
+        if f.metadata.get("secret") and value is not None:
+            text = repr(REDACTED)
+        elif isinstance(value, str):
+            text = repr(redact_url(value))
+        else:
+            text = repr(value)
+        shown.append(f"{f.name}={text}")
+    return f"{type(self).__name__}({', '.join(shown)})"
+
+
+@dataclass(frozen=True, repr=False)
 class LLMSettings:
     """Where LLM calls go.
 
     With ``base_url`` unset, ace_lab serves the local GGUF ``tier`` with xllamacpp on
     127.0.0.1:``port``. With ``base_url`` set (OpenAI, vLLM, Ollama, ...), ``model`` names the
-    served model and ``api_key`` authenticates.
+    served model and ``api_key`` authenticates (credentials in ``base_url`` authenticate as
+    HTTP Basic auth instead). ``repr`` never shows the key or the URL's credentials.
+
+    A call is retried ``max_retries`` times after its first attempt on transient errors
+    (connection, timeout, 408/409/429/5xx, an empty or unparseable response): the k-th retry
+    waits ``retry_backoff_s * 2**(k-1)`` seconds, or what the server's ``Retry-After`` asks,
+    never more than ``retry_wait_max_s``.
     """
 
     base_url: str | None = None
     model: str | None = None
-    api_key: str | None = None
+    api_key: str | None = _secret()
     tier: str = "qwen1.5b"
     threads: int = 2
     ctx_size: int = 8192
@@ -54,26 +113,32 @@ class LLMSettings:
     parallel: int = 2  # server slots: concurrent requests decode together (continuous batching)
     timeout_s: float = 600.0
     max_retries: int = 3
+    retry_backoff_s: float = 0.5
+    retry_wait_max_s: float = 30.0
     concurrency: int = 2
     cache: bool = True
+
+    __repr__ = _safe_repr
 
     @property
     def is_local(self) -> bool:
         return self.base_url is None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EmbedSettings:
     """Embedding backend: ``sentence-transformers`` (offline MiniLM) or ``openai`` (endpoint)."""
 
     backend: str = "sentence-transformers"
     model: str = "all-MiniLM-L6-v2"
     base_url: str | None = None
-    api_key: str | None = None
+    api_key: str | None = _secret()
     batch_size: int = 64
 
+    __repr__ = _safe_repr
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Settings:
     data_dir: Path | None = None  # None: resolved by ace_lab.data.resolve_data_dir()
     cache_dir: Path = field(default_factory=_default_cache_dir)
@@ -83,6 +148,8 @@ class Settings:
     graphs_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "data" / "graphs")
     llm: LLMSettings = field(default_factory=LLMSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
+
+    __repr__ = _safe_repr
 
     def with_llm(self, **changes: object) -> Settings:
         return replace(self, llm=replace(self.llm, **changes))
@@ -96,8 +163,9 @@ def load_settings(**llm_overrides: object) -> Settings:
     ``ACE_LAB_LLM_BASE_URL``,
     ``ACE_LAB_LLM_MODEL``, ``OPENAI_API_KEY``, ``ACE_LAB_LLM_TIER``, ``ACE_LAB_LLM_THREADS``,
     ``ACE_LAB_LLM_CTX`` (per slot), ``ACE_LAB_LLM_PORT``, ``ACE_LAB_LLM_PARALLEL``,
-    ``ACE_LAB_LLM_TIMEOUT``,
-    ``ACE_LAB_LLM_CONCURRENCY``, ``ACE_LAB_LLM_CACHE`` (0 disables the response cache),
+    ``ACE_LAB_LLM_TIMEOUT``, ``ACE_LAB_LLM_MAX_RETRIES``, ``ACE_LAB_LLM_RETRY_BACKOFF``,
+    ``ACE_LAB_LLM_RETRY_WAIT_MAX``, ``ACE_LAB_LLM_CONCURRENCY``,
+    ``ACE_LAB_LLM_CACHE`` (0 disables the response cache),
     ``ACE_LAB_EMBED_BACKEND``, ``ACE_LAB_EMBED_MODEL``, ``ACE_LAB_EMBED_BASE_URL``.
     """
     base = Settings()
@@ -112,6 +180,11 @@ def load_settings(**llm_overrides: object) -> Settings:
         port=int(_env("ACE_LAB_LLM_PORT", str(LLMSettings.port))),
         parallel=int(_env("ACE_LAB_LLM_PARALLEL", str(LLMSettings.parallel))),
         timeout_s=float(_env("ACE_LAB_LLM_TIMEOUT", str(LLMSettings.timeout_s))),
+        max_retries=int(_env("ACE_LAB_LLM_MAX_RETRIES", str(LLMSettings.max_retries))),
+        retry_backoff_s=float(_env("ACE_LAB_LLM_RETRY_BACKOFF", str(LLMSettings.retry_backoff_s))),
+        retry_wait_max_s=float(
+            _env("ACE_LAB_LLM_RETRY_WAIT_MAX", str(LLMSettings.retry_wait_max_s))
+        ),
         concurrency=int(_env("ACE_LAB_LLM_CONCURRENCY", str(LLMSettings.concurrency))),
         cache=_env("ACE_LAB_LLM_CACHE", "1") not in ("0", "false", "no"),
     )

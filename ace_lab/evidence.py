@@ -1,22 +1,46 @@
-"""The types every method speaks: Evidence, Context, Trace (Steps, LLMCalls) and Answer.
+"""The types every method speaks: Evidence, Context, Answer, and the evidence operations every
+method shares — the ``Retriever`` protocol of context builders, ``tag`` (label items with the
+branch and round that found them), ``merge`` (consolidate with provenance) and ``fit_budget``.
 
-Visualisation and evaluation read these, never method internals. A ``Trace`` is made current
-with ``with trace.activate():``; LLM calls made inside (also from worker threads started by
-``ace_lab.llm.LLM.map``) attach themselves to the innermost open ``Step``.
+The ``Trace`` a method records lives in :mod:`ace_lab.trace` (re-exported here).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
-from threading import Lock
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol
 
 from ace_lab.tokens import count_tokens
+from ace_lab.trace import (
+    LLMCall,
+    Step,
+    Trace,
+    cold_seconds,
+    current_step,
+    current_trace,
+    record_llm_call,
+)
+
+__all__ = [
+    "BLOCK_ORDER",
+    "EVIDENCE_KINDS",
+    "Answer",
+    "Context",
+    "Evidence",
+    "LLMCall",
+    "Retriever",
+    "Step",
+    "Trace",
+    "cold_seconds",
+    "current_step",
+    "current_trace",
+    "fit_budget",
+    "merge",
+    "provenance_of",
+    "record_llm_call",
+    "tag",
+]
 
 EvidenceKind = Literal[
     "entity", "relation", "passage", "community", "report", "summary", "path", "row"
@@ -112,141 +136,6 @@ class Context:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class LLMCall:
-    """One chat completion as seen by the caller (a cache hit costs no tokens)."""
-
-    tag: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    cache_hit: bool
-    attempt: int = 1
-    error: str | None = None
-    #: What producing the response cost the model, also for a cache hit (cold-cache cost).
-    response_prompt_tokens: int = 0
-    response_completion_tokens: int = 0
-    response_latency_s: float | None = None  # the model time, also for a hit (None: unknown)
-    server_cached_tokens: int = 0  # prompt tokens the server reused from its KV cache
-
-
-@dataclass
-class Step:
-    """A named stage of a method: what went in, what came out, the LLM calls it made."""
-
-    name: str
-    inputs: dict[str, Any] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
-    llm_calls: list[LLMCall] = field(default_factory=list)
-    queries: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    started: float = 0.0  # time.perf_counter() at entry; steps may overlap (parallel branches)
-    elapsed: float = 0.0
-
-    @property
-    def prompt_tokens(self) -> int:
-        return sum(c.prompt_tokens for c in self.llm_calls)
-
-    @property
-    def completion_tokens(self) -> int:
-        return sum(c.completion_tokens for c in self.llm_calls)
-
-
-_CURRENT_TRACE: ContextVar[Trace | None] = ContextVar("ace_lab_trace", default=None)
-_CURRENT_STEP: ContextVar[Step | None] = ContextVar("ace_lab_step", default=None)
-
-
-def current_trace() -> Trace | None:
-    return _CURRENT_TRACE.get()
-
-
-def current_step() -> Step | None:
-    """The innermost open step of the current trace (None outside ``Trace.step``)."""
-    return _CURRENT_STEP.get()
-
-
-class Trace:
-    """Every step a method took. Thread-safe for LLM calls recorded from worker threads."""
-
-    def __init__(self) -> None:
-        self.steps: list[Step] = []
-        self._lock = Lock()
-
-    @contextmanager
-    def activate(self) -> Iterator[Trace]:
-        token = _CURRENT_TRACE.set(self)
-        try:
-            yield self
-        finally:
-            _CURRENT_TRACE.reset(token)
-
-    @contextmanager
-    def step(self, name: str, **inputs: Any) -> Iterator[Step]:
-        """Open a step, make this trace current, time it; LLM calls inside attach to it."""
-        step = Step(name=name, inputs=dict(inputs))
-        with self._lock:
-            self.steps.append(step)
-        trace_token = _CURRENT_TRACE.set(self)
-        step_token = _CURRENT_STEP.set(step)
-        step.started = time.perf_counter()
-        try:
-            yield step
-        finally:
-            step.elapsed = time.perf_counter() - step.started
-            _CURRENT_STEP.reset(step_token)
-            _CURRENT_TRACE.reset(trace_token)
-
-    def record(self, call: LLMCall) -> None:
-        step = _CURRENT_STEP.get()
-        with self._lock:
-            if step is None or step not in self.steps:
-                step = Step(name="(unattributed)")
-                self.steps.append(step)
-            step.llm_calls.append(call)
-
-    @property
-    def llm_calls(self) -> list[LLMCall]:
-        return [c for s in self.steps for c in s.llm_calls]
-
-    @property
-    def wall_s(self) -> float:
-        """First step start to last step end (overlapping steps are not double-counted)."""
-        timed = [s for s in self.steps if s.started]
-        if not timed:
-            return 0.0
-        return max(s.started + s.elapsed for s in timed) - min(s.started for s in timed)
-
-    def summary(self) -> dict[str, float | int]:
-        calls = self.llm_calls
-        return {
-            "steps": len(self.steps),
-            "llm_calls": len(calls),
-            "model_calls": sum(not c.cache_hit for c in calls),
-            "cache_hits": sum(c.cache_hit for c in calls),
-            "prompt_tokens": sum(c.prompt_tokens for c in calls),
-            "completion_tokens": sum(c.completion_tokens for c in calls),
-            "response_prompt_tokens": sum(c.response_prompt_tokens for c in calls),
-            "response_completion_tokens": sum(c.response_completion_tokens for c in calls),
-            "server_cached_tokens": sum(c.server_cached_tokens for c in calls),
-            "llm_latency_s": round(sum(c.latency_s for c in calls), 4),
-            "wall_s": round(self.wall_s, 4),
-        }
-
-    def to_dict(self) -> list[dict[str, Any]]:
-        return [asdict(s) for s in self.steps]
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), default=str, ensure_ascii=False)
-
-
-def record_llm_call(call: LLMCall) -> None:
-    """Attach ``call`` to the current trace, if any (called by ``ace_lab.llm``)."""
-    trace = _CURRENT_TRACE.get()
-    if trace is not None:
-        trace.record(call)
-
-
 @dataclass
 class Answer:
     """What a method returns: the answer text, the context it was built from, and how."""
@@ -255,3 +144,63 @@ class Answer:
     context: Context
     trace: Trace
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Retriever(Protocol):
+    """A set of context builders: ``retrieve(query, mode)`` returns evidence without answering
+    (nano-graphrag's ``only_need_context``). Baselines and ACE's backbones are retrievers."""
+
+    modes: tuple[str, ...]
+
+    def retrieve(self, query: str, mode: str) -> list[Evidence]: ...
+
+
+def tag(items: list[Evidence], branch: str, round_: int, **meta: object) -> list[Evidence]:
+    """``items`` re-labelled as coming from ``branch`` in ``round_``, with extra provenance."""
+    return [
+        replace(item, branch=branch, round=round_, meta={**item.meta, **meta}) for item in items
+    ]
+
+
+def fit_budget(items: list[Evidence], budget_tokens: int | None) -> list[Evidence]:
+    """Items in order while they fit ``budget_tokens`` (see ``Context.fit``)."""
+    kept, _ = Context(items).fit(budget_tokens)
+    return kept
+
+
+#: Merge order of branch blocks after C_base (paper: Depth before Breadth).
+BLOCK_ORDER = ("base", "depth", "breadth")
+
+
+def provenance_of(item: Evidence) -> str:
+    return f"r{item.round}:{item.branch}"
+
+
+def merge(base: list[Evidence], increments: dict[str, list[Evidence]]) -> list[Evidence]:
+    """Consolidation C* = Merge(C_base, ΔC): structured blocks that keep every provenance.
+
+    Blocks come in round order (C_base first), then branch order (Depth, Breadth). An item
+    found again in a later round or branch stays where it first appeared, with every place it
+    was found listed in ``meta["provenance"]`` (e.g. ``["r0:base", "r1:depth"]``); its kind,
+    level and source ids are unchanged.
+    """
+    blocks = [base] + [increments[b] for b in BLOCK_ORDER if b in increments]
+    blocks += [items for b, items in increments.items() if b not in BLOCK_ORDER]
+    merged: dict[str, Evidence] = {}
+    for block in blocks:
+        for item in block:
+            earlier = merged.get(item.id)
+            if earlier is None:
+                merged[item.id] = replace(
+                    item, meta={**item.meta, "provenance": [provenance_of(item)]}
+                )
+                continue
+            seen = list(earlier.meta["provenance"])
+            if provenance_of(item) not in seen:
+                seen.append(provenance_of(item))
+            merged[item.id] = replace(
+                earlier,
+                score=max(earlier.score, item.score),
+                meta={**earlier.meta, "provenance": seen},
+            )
+    return list(merged.values())

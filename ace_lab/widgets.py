@@ -1,10 +1,11 @@
-"""Step through one ACE answer stage by stage: tables, diffs, costs, an evidence subgraph, and an
-ipywidgets stepper on top of them.
+"""Step through any method's answer step by step: tables, diffs, costs, an evidence subgraph,
+and an ipywidgets stepper on top of them.
 
-The pipeline runs once (LLM calls are cached, so rerunning a question is free); the stepper then
-walks its recorded stages C_base → router label → gap analysis → branch queries → ΔC per branch →
-merged C* → adapted C̃ → answer. Everything here also works without widgets (``print_stages``),
-which is what the notebook does under papermill.
+Everything here reads the answer's ``Trace`` and nothing else, so it works for every method that
+records its steps: a baseline shows retrieve → generate; ACE shows C_base → router label →
+policy → gap analysis and branch queries → ΔC per branch → merged C* → adapted C̃ → answer.
+The pipeline runs once (LLM calls are cached, so rerunning a question is free). Everything also
+works without widgets (``print_stages``), which is what the notebook does under papermill.
 """
 
 from __future__ import annotations
@@ -16,22 +17,20 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.eval.runner import cold_wall_s
+from ace_lab import viz
 from ace_lab.evidence import Answer, Context, Evidence, Step
-from ace_lab.methods.retrieval_graph import RetrievalGraph
-
-BRANCH_COLOURS = {"base": "#9e9e9e", "depth": "#1f77b4", "breadth": "#ff7f0e", "both": "#8e44ad"}
-DROPPED_COLOUR = "#e0e0e0"
+from ace_lab.retrieval import RetrievalGraph
 
 
 @dataclass
 class Stage:
-    """One stage as the stepper shows it."""
+    """One trace step as the stepper shows it."""
 
     name: str
+    kind: str
     summary: str
     evidence: list[Evidence] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # ids no earlier step had added
     removed: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
     seconds: float = 0.0
     input_tokens: int = 0
@@ -40,13 +39,7 @@ class Stage:
 
 def provenance_colour(item: Evidence) -> str:
     """Colour by where the item was found: base, one branch, or both branches."""
-    found = {p.split(":", 1)[1] for p in item.meta.get("provenance", [f"r0:{item.branch}"])}
-    branches = found - {"base"}
-    if len(branches) > 1:
-        return BRANCH_COLOURS["both"]
-    if branches:
-        return BRANCH_COLOURS[branches.pop()]
-    return BRANCH_COLOURS.get(item.branch, BRANCH_COLOURS["base"])
+    return viz.group_colour(viz.evidence_branch(item), viz.BRANCH_COLOURS)
 
 
 def evidence_frame(items: Sequence[Evidence], width: int = 110) -> pd.DataFrame:
@@ -71,23 +64,20 @@ def evidence_frame(items: Sequence[Evidence], width: int = 110) -> pd.DataFrame:
 
 
 def styled(items: Sequence[Evidence]) -> Any:
-    """``evidence_frame`` with each row tinted by its provenance colour (for notebooks)."""
+    """``evidence_frame`` with each row tinted by its provenance colour (for notebooks).
+
+    Cell text is HTML-escaped: a Styler, unlike a plain DataFrame, renders cells as raw HTML,
+    and the text comes from the corpus."""
     frame = evidence_frame(items)
     colours = [provenance_colour(e) for e in items]
 
     def tint(row: pd.Series) -> list[str]:
         return [f"border-left: 6px solid {colours[row.name]}"] + [""] * (len(row) - 1)
 
-    return frame.style.apply(tint, axis=1)
+    return frame.style.format(escape="html").apply(tint, axis=1)
 
 
-def _step(answer: Answer, name: str) -> Step | None:
-    return next((s for s in answer.trace.steps if s.name == name), None)
-
-
-def _cost(step: Step | None) -> dict[str, Any]:
-    if step is None:
-        return {}
+def _cost(step: Step) -> dict[str, Any]:
     return {
         "seconds": step.elapsed,
         "input_tokens": sum(c.response_prompt_tokens for c in step.llm_calls),
@@ -95,64 +85,42 @@ def _cost(step: Step | None) -> dict[str, Any]:
     }
 
 
+def _summary(step: Step, new: list[str]) -> str:
+    """The step's own notes, else what it did to the evidence (or its answer)."""
+    if step.notes:
+        return "; ".join(step.notes)
+    if step.kind == "generate" and "answer" in step.outputs:
+        return f"answer: {step.outputs['answer']}"
+    parts = []
+    if step.added:
+        tokens = Context(step.added).tokens
+        parts.append(f"{len(step.added)} items, {len(new)} new ({tokens} tokens)")
+    if step.removed:
+        parts.append(f"{len(step.removed)} removed")
+    return ", ".join(parts) or step.kind
+
+
 def stages(answer: Answer) -> list[Stage]:
-    """The recorded stages of an ACE answer, each with what it added or removed."""
-    meta, rec = answer.meta, answer.meta["stages"]
-    base, merged, adapted = rec["base"], rec["merged"], rec["adapted"]
-    policy, plan = meta["policy"], meta["plan"]
-    out = [
-        Stage(
-            "C_base",
-            f"{len(base)} items from the backbone ({Context(base).tokens} tokens)",
-            base,
-            [e.id for e in base],
-            **_cost(_step(answer, "retrieve:base")),
-        )
-    ]
-    route = _step(answer, "route")
-    label = meta.get("topology")
-    out.append(
-        Stage(
-            "policy",
-            (f"router label {label} → " if label else "")
-            + f"policy {policy['label']}"
-            + (" (router fell back)" if route and route.outputs.get("fallback") else ""),
-            **_cost(route),
-        )
-    )
-    plan_step = _step(answer, "plan")
-    analysis = plan["analysis"] or ("(gap diagnosis off)" if not policy["gap"] else "(none)")
-    out.append(Stage("gap analysis", analysis, **_cost(plan_step)))
-    queries = "; ".join(f"{b}: {q}" for b, q in plan["queries"].items())
-    fallback = " — planner fallback: one local retrieval with q" if plan["fallback"] else ""
-    out.append(Stage("branch queries", queries + fallback))
-    seen = {e.id for e in base}
-    for branch, items in rec["increments"].items():
-        new = [e.id for e in items if e.id not in seen]
+    """One stage per trace step, each with the evidence it added or removed and its cost."""
+    out: list[Stage] = []
+    seen: set[str] = set()
+    for position, step in enumerate(answer.trace.steps):
+        new = [e.id for e in step.added if e.id not in seen]
         seen |= set(new)
+        shown = list(step.added)
+        if step.removed and not shown:  # a pure removal: show what is left
+            shown = answer.trace.working_set(position + 1)
         out.append(
             Stage(
-                f"ΔC {branch}",
-                f"{len(items)} items, {len(new)} new",
-                items,
+                step.name,
+                step.kind,
+                _summary(step, new),
+                shown,
                 new,
-                **_cost(_step(answer, f"retrieve:{branch}")),
+                [(e.id, why) for e, why in step.removed],
+                **_cost(step),
             )
         )
-    dups = sum(len(e.meta.get("provenance", [])) > 1 for e in merged)
-    out.append(Stage("C* merged", f"{len(merged)} items, {dups} found more than once", merged))
-    kept = {e.id for e in adapted}
-    out.append(
-        Stage(
-            "C̃ adapted",
-            f"{len(adapted)} kept ({Context(adapted).tokens} tokens), "
-            f"{len(rec['dropped'])} dropped",
-            adapted,
-            removed=[(e.id, why) for e, why in rec["dropped"] if e.id not in kept],
-            **_cost(_step(answer, "adapt")),
-        )
-    )
-    out.append(Stage("answer", answer.text, **_cost(_step(answer, "generate"))))
     return out
 
 
@@ -165,7 +133,7 @@ def cost_frame(answer: Answer) -> pd.DataFrame:
             {
                 "step": s.name,
                 "seconds": round(s.elapsed, 3),
-                "cold_seconds": cold_wall_s(s.elapsed, s.llm_calls),
+                "cold_seconds": s.cold_s,
                 "llm_calls": len(s.llm_calls),
                 "cached": sum(c.cache_hit for c in s.llm_calls),
                 **{k: v for k, v in _cost(s).items() if k != "seconds"},
@@ -175,14 +143,35 @@ def cost_frame(answer: Answer) -> pd.DataFrame:
     )
 
 
+def stage_cost_figure(answer: Answer) -> Any:
+    """Two bar charts per trace step: seconds (cold-cache where the cached calls' model time
+    is known, else measured) and cold-cache input/output tokens."""
+    import matplotlib.pyplot as plt
+
+    costs = cost_frame(answer)
+    costs["plotted_seconds"] = costs["cold_seconds"].fillna(costs["seconds"])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 0.32 * max(len(costs), 3)))
+    costs.plot.barh(x="step", y="plotted_seconds", ax=axes[0], legend=False, color="#1f77b4")
+    cached = int(costs["cached"].sum())
+    axes[0].set_xlabel("seconds" + (f" ({cached} cached LLM calls)" if cached else ""))
+    costs.plot.barh(x="step", y=["input_tokens", "output_tokens"], stacked=True, ax=axes[1])
+    axes[1].set_xlabel("tokens (cold-cache)")
+    axes[1].set_ylabel("")
+    for ax in axes:
+        ax.invert_yaxis()
+    fig.suptitle(f"{answer.meta.get('method', 'answer')}: cost per step")
+    fig.tight_layout()
+    return fig
+
+
 def print_stages(answer: Answer, show: Callable[[Any], None] = print) -> None:
     """Every stage in order, as text and tables (the widget-free stepper)."""
     for stage in stages(answer):
         print(f"\n=== {stage.name}: {stage.summary}")
         cost = f"{stage.seconds:.2f}s, {stage.input_tokens} in / {stage.output_tokens} out tokens"
         print(f"    cost: {cost}")
-        if stage.added and stage.name != "C_base":
-            print(f"    added: {stage.added}")
+        if stage.added and len(stage.added) < len(stage.evidence):
+            print(f"    new: {stage.added}")
         for item_id, why in stage.removed:
             print(f"    removed {item_id}: {why}")
         if stage.evidence:
@@ -192,24 +181,14 @@ def print_stages(answer: Answer, show: Callable[[Any], None] = print) -> None:
 def evidence_subgraph(
     graph: RetrievalGraph, answer: Answer, name: str, figures_dir: Path | str
 ) -> Path:
-    """A pyvis view of the graph nodes behind the merged evidence, coloured by branch
-    (grey base, blue Depth, orange Breadth, purple both); dropped items are pale."""
-    from ace_lab import viz
-
-    merged = answer.meta["stages"]["merged"]
-    dropped = {e.id: why for e, why in answer.meta["stages"]["dropped"]}
-    colour: dict[str, str] = {}
-    for item in merged:
-        for node in item.meta.get("nodes", ()):
-            if node in graph.nodes and node not in colour:
-                colour[node] = DROPPED_COLOUR if item.id in dropped else provenance_colour(item)
-    nodes = graph.tables.nodes[graph.tables.nodes["id"].isin(colour)]
-    edges = graph.tables.edges
-    edges = edges[edges["source"].isin(colour) & edges["target"].isin(colour)]
-    net = viz.pyvis_network(
-        nodes, edges, colour=colour, heading=f"{answer.meta['method']}: evidence by branch"
+    """A pyvis view of the graph nodes behind every item the answer's steps added, coloured by
+    branch (base, Depth, Breadth, both, or another method's branch) with a legend; nodes of
+    removed items are pale and dashed, their tooltip giving the reason."""
+    title = f"{answer.meta.get('method', 'answer')}: evidence by branch"
+    view = viz.evidence_view(
+        graph.tables, answer.trace.all_evidence(), answer.trace.removed(), title=title
     )
-    return viz.save_html(net, name, figures_dir)
+    return viz.save_html(view, name, figures_dir)
 
 
 def ace_method(

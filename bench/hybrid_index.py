@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.embed import embed, get_embedder
-from ace_lab.graph.index import HybridIndex
+from ace_lab.index import HybridIndex
 
 DATA = Path("/work/shared/data/2wikimultihopqa_hipporag1000")
 

@@ -29,8 +29,8 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import load_settings
-from ace_lab.eval.runner import latest_study, load_results
-from ace_lab.eval.tables import to_markdown
+from ace_lab.eval.export import to_markdown
+from ace_lab.eval.study import latest_study, load_results
 
 
 def overhead_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -81,12 +81,11 @@ def _timed_ms(fn: Callable[[], Any]) -> tuple[float, Any]:
 def live_table(dataset: str, n: int, questions: int) -> pd.DataFrame | None:
     """Per-query milliseconds of the three HiRAG modes and of ACE's merge + adapt (no LLM)."""
     from ace_lab.ace.adapt import adapt
-    from ace_lab.ace.merge import merge
-    from ace_lab.ace.pdr import tag
     from ace_lab.ace.policy import full_policy
     from ace_lab.data import load_dataset, make_slice
+    from ace_lab.evidence import merge, tag
     from ace_lab.methods.hirag import HiRetriever
-    from ace_lab.methods.retrieval_graph import RetrievalGraph
+    from ace_lab.retrieval import RetrievalGraph
 
     try:
         graph = RetrievalGraph.load(dataset, n)

@@ -114,3 +114,15 @@ def test_first_shown_measures_position_bias_without_fallback_orders():
     assert win_rates([biased, fair])["first_shown"].eq(0.75).all()
     broken = pair("Answer 2", "Tie", ("b_first",))  # the fallback order is left out
     assert win_rates([broken])["first_shown"].eq(0.0).all()
+
+
+# ------------------------------------------------------------------ regressions (issue 13)
+def test_hostile_judge_output_is_a_tie_not_an_aborted_run(settings):
+    """A deeply nested or lone-surrogate verdict raised out of judge_pair (and so out of a
+    whole judging run through llm.map); now the order falls back to a tie."""
+    deep = "[" * 2000 + "]" * 2000
+    surrogate = _verdict("Answer 1").replace("overall reason", "\\ud800")
+    verdict, client = _judge(settings, [deep] * 3 + [surrogate] * 3)
+    assert verdict.fallbacks == ("a_first", "b_first") and len(client.requests) == 6
+    assert verdict.outcomes == dict.fromkeys(CRITERIA, "tie")
+    assert verdict.a_first == tie_verdict()

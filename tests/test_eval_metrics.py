@@ -8,7 +8,6 @@ from ace_lab.eval import (
     answer_in_context,
     coverage_and_recovery,
     exact_match,
-    extract_final_answer,
     f1_score,
     is_yes_no,
     normalize_answer,
@@ -111,30 +110,3 @@ def test_support_recall_with_passage_and_chunk_ids():
     assert support_recall(["doc10#0", "doc3x"], supporting) == 0.0  # prefixes must end at "#"
     assert support_recall(iter(["doc1", "doc2#1", "doc3#0"]), supporting) == 1.0
     assert support_recall(["doc1"], []) is None
-
-
-@pytest.mark.parametrize(
-    ("text", "answer"),
-    [
-        ("Reasoning...\n[FINAL_ANSWER] Mira Holt [/FINAL_ANSWER]", "Mira Holt"),
-        ("[final_answer]Toronto.[/final_answer]", "Toronto"),
-        ("blah\n[FINAL_ANSWER] 1978\nbecause the record says so", "1978"),  # no closing tag
-        ("**[FINAL_ANSWER]** `Lakeshore Library` **[/FINAL_ANSWER]**", "Lakeshore Library"),
-        ('[FINAL_ANSWER] "yes" [/FINAL_ANSWER]', "yes"),
-        ("[FINAL_ANSWER] Answer: Paris [/FINAL_ANSWER]", "Paris"),
-        ("I will use [FINAL_ANSWER] tags.\n[FINAL_ANSWER] Rome [/FINAL_ANSWER]", "Rome"),
-        ("[FINAL_ANSWER] [/FINAL_ANSWER]\nAnswer: Oslo", "Oslo"),  # empty tags: fall through
-        ("Let me think.\n**Answer:** Paris.\nHope this helps!", "Paris"),
-        ("Step 1...\nResult: 42", "42"),
-        ("**Final answer**: the Beatles", "the Beatles"),
-        ("The question asks for a city.\n\nParis.\n", "Paris"),
-        ("Result: [FINLANDISH Driver] Mika Häkkinen [/FINLANDISH Driver]", "Mika Häkkinen"),
-        ("Answer: [1998] was the year", "[1998] was the year"),  # not a tag pair
-        ("Reasoning: x\nResult: [Mika Häkkinen] [/Mika Häkkinen]", "Mika Häkkinen"),
-        ("Reasoning: y\nResult: [Kim Polese]", "Kim Polese"),
-        ("Result: IJA [/FINAL_ANSWER]", "IJA"),
-        ("", ""),
-    ],
-)
-def test_extract_final_answer(text, answer):
-    assert extract_final_answer(text) == answer

@@ -1,14 +1,12 @@
-"""ace_lab.evidence and ace_lab.prompts: context rendering, budgets, traces, prompt files."""
+"""ace_lab.evidence and tokens: context rendering, budgets, tagging and merging."""
 
 from __future__ import annotations
 
-import contextvars
-import threading
+from dataclasses import replace
 
 import pytest
 
-from ace_lab.evidence import Context, Evidence, LLMCall, Trace, current_step, record_llm_call
-from ace_lab.prompts import load_prompt
+from ace_lab.evidence import Context, Evidence, fit_budget, merge, tag
 from ace_lab.tokens import count_tokens, truncate
 
 
@@ -42,25 +40,14 @@ def test_a_large_item_is_dropped_but_later_small_ones_still_fit():
     assert [e.id for e in kept] == ["e1", "e3"] and [e.id for e in dropped] == ["e2"]
 
 
-def test_trace_steps_time_and_collect_calls_from_worker_threads():
-    trace = Trace()
-    call = LLMCall("t", "m", 10, 2, 0.1, False)
-    with trace.step("parallel", query="q") as step:
-        assert current_step() is step
-        ctx = contextvars.copy_context()
-        worker = threading.Thread(target=ctx.run, args=(record_llm_call, call))
-        worker.start()
-        worker.join()
-        record_llm_call(call)
-    assert current_step() is None
-    summary = trace.summary()
-    assert summary["llm_calls"] == 2 and summary["prompt_tokens"] == 20
-    assert trace.steps[0].inputs == {"query": "q"} and trace.steps[0].elapsed >= 0
-    assert '"parallel"' in trace.to_json()
-
-
-def test_calls_outside_any_trace_are_ignored():
-    record_llm_call(LLMCall("t", "m", 1, 1, 0.0, False))  # must not raise
+def test_tag_merge_and_fit_budget_keep_provenance():
+    base = tag([_ev(1), _ev(2)], "base", 0)
+    depth = tag([_ev(2), _ev(3)], "depth", 1, goal="g")
+    merged = merge(base, {"depth": depth})
+    assert [e.id for e in merged] == ["e1", "e2", "e3"]
+    assert merged[1].meta["provenance"] == ["r0:base", "r1:depth"]
+    assert merged[2].branch == "depth" and merged[2].meta["goal"] == "g"
+    assert [e.id for e in fit_budget(merged, 30)] == ["e1", "e2"]
 
 
 def test_truncate():
@@ -68,9 +55,14 @@ def test_truncate():
     assert truncate("a b", 5) == "a b"
 
 
-def test_prompt_has_fixed_system_first_and_variables_last():
-    prompt = load_prompt("ping")
-    messages = prompt.messages()
-    assert [m["role"] for m in messages] == ["system", "user"]
-    with pytest.raises(KeyError, match="available"):
-        load_prompt("no_such_prompt")
+def test_merge_keeps_provenance_kind_and_level():
+    shared = Evidence("e1", "summary", "A summary", level=2, source_ids=("c1",))
+    base = [shared, Evidence("p1", "passage", "passage one")]
+    depth = [replace(shared, branch="depth", round=1, score=0.9), Evidence("p2", "passage", "p")]
+    depth[1] = replace(depth[1], branch="depth", round=1)
+    merged = merge(base, {"depth": depth})
+    assert [e.id for e in merged] == ["e1", "p1", "p2"]
+    first = merged[0]
+    assert first.meta["provenance"] == ["r0:base", "r1:depth"]
+    assert (first.kind, first.level, first.source_ids, first.score) == ("summary", 2, ("c1",), 0.9)
+    assert merged[2].meta["provenance"] == ["r1:depth"]

@@ -10,14 +10,17 @@ import pytest
 from ace_lab.cli import build_parser
 from ace_lab.eval import CRITERIA
 from ace_lab.eval.judging import (
+    PREFERENCE_VIEW,
+    describe_preferences,
     judge_command,
     judge_study,
     load_verdicts,
+    preference_by_variant,
     preference_table,
     run_command,
     verdicts_path,
 )
-from ace_lab.eval.runner import results_path
+from ace_lab.eval.study import results_path
 from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient
 
@@ -161,3 +164,26 @@ def test_judge_subcommand_arguments():
 def test_same_method_is_rejected(study):
     with pytest.raises(ValueError, match="two different methods"):
         judge_study(STUDY, "naive", "naive", settings=study, llm=None)
+
+
+def test_preferences_by_variant_and_their_description(study, capsys):
+    settings = study
+    llm = LLM(settings, client=ScriptedClient(Judge(tie_on=QUESTIONS[1])))
+    judge_study(STUDY, "ace-full", "naive", settings=settings, llm=llm)
+    pairs = [("ace-full", "naive"), ("ace-full", "ace-adaptive")]
+    preferences = preference_table(STUDY, pairs, settings)
+    assert set(PREFERENCE_VIEW) <= set(preferences.columns)
+    wide = preference_by_variant(preferences)
+    assert list(wide["variant (b)"]) == ["naive"]  # ace-adaptive has no verdicts: left out
+    assert list(wide.columns) == [
+        "variant (b)", "n", "Overall", "Comprehensiveness", "Diversity", "Empowerment",
+        "first_shown",
+    ]  # fmt: skip
+    row = wide.iloc[0]
+    assert row["n"] == 3 and row["Overall"] == pytest.approx(2.5 / 3)
+    assert preference_by_variant(preferences[preferences["n"] == 0]).empty
+
+    describe_preferences(preferences)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"judge model: {llm.model}"
+    assert out[1].startswith("note: no verdicts: run `ace-lab run --methods ace-adaptive")

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ace_lab.ace.merge import BLOCK_ORDER
 from ace_lab.ace.policy import ContextPolicy
+from ace_lab.bounded import Bounded, bounded
 from ace_lab.embed import Embedder, embed
-from ace_lab.evidence import Context, Evidence
+from ace_lab.evidence import BLOCK_ORDER, Context, Evidence
 
 KIND_PRIORITY = {
     "qa": ("entity", "relation", "path", "passage", "row", "summary", "report", "community"),
@@ -36,15 +36,16 @@ REPORT_KINDS = ("report", "community")
 
 
 @dataclass(frozen=True)
-class AdaptConfig:
-    prune_threshold: float = 0.15
-    budget_tokens: int = 2400
+class AdaptConfig(Bounded):
+    """How the merged evidence C* becomes the generation-ready context C̃."""
 
-    def __post_init__(self) -> None:
-        if not -1.0 <= self.prune_threshold <= 1.0:
-            raise ValueError("prune_threshold is a cosine similarity in [-1, 1]")
-        if self.budget_tokens <= 0:
-            raise ValueError("budget_tokens must be positive")
+    prune_threshold: float = bounded(
+        0.15,
+        lo=-1.0,
+        hi=1.0,
+        help="semantic pruning drops items whose best cosine to the queries is below this",
+    )
+    budget_tokens: int = bounded(2400, lo=1, hi=100_000, help="token budget of the final context")
 
 
 @dataclass

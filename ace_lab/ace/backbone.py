@@ -9,18 +9,11 @@ transfer experiment (Table 6a) puts the same layer on GraphRAG: ``local+global``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
-from ace_lab.evidence import Evidence
+from ace_lab.evidence import Retriever
 from ace_lab.methods.graphrag import GraphRAGConfig, GraphRAGRetriever
 from ace_lab.methods.hirag import HiConfig, HiRetriever
-from ace_lab.methods.retrieval_graph import RetrievalGraph
-
-
-class Retriever(Protocol):
-    modes: tuple[str, ...]
-
-    def retrieve(self, query: str, mode: str) -> list[Evidence]: ...
+from ace_lab.retrieval import RetrievalGraph
 
 
 @dataclass(frozen=True)

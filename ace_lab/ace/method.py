@@ -9,7 +9,7 @@
     a ← LLM(P_y(q, C̃))                       step "generate" (always the original query)
 
 Full-ACE, Adaptive-ACE, every ablation, the oracle's fixed policies, Fixed Multi-Resolution and
-the GraphRAG transfer are configurations of this class (see ``ace_lab.methods.registry``).
+the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from typing import Any, Literal
 
 from ace_lab.ace.adapt import AdaptConfig, adapt
 from ace_lab.ace.backbone import Backbone
-from ace_lab.ace.merge import merge
-from ace_lab.ace.pdr import parallel_differential_retrieval, tag
+from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import Plan, original_query_plan, plan
 from ace_lab.ace.policy import ContextPolicy, full_policy, topology_policy
 from ace_lab.ace.router import route
+from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
-from ace_lab.evidence import Answer, Context, Evidence, Trace
+from ace_lab.evidence import Answer, Context, Trace, merge, tag
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
 
@@ -33,7 +33,7 @@ PolicyMode = Literal["full", "adaptive", "fixed"]
 
 
 @dataclass(frozen=True)
-class AceConfig:
+class AceConfig(Bounded):
     """How ACE chooses its policy and builds the context.
 
     ``mode``: ``full`` (ρ_full of the task), ``adaptive`` (router → topology policy) or ``fixed``
@@ -43,19 +43,24 @@ class AceConfig:
     "without task-specific prompt" ablation.
     """
 
-    mode: PolicyMode = "full"
+    mode: PolicyMode = bounded(
+        "full",
+        choices=("full", "adaptive", "fixed"),
+        help="full: ρ_full of the task; adaptive: router → topology policy; fixed: `policy`",
+    )
     policy: ContextPolicy | None = None
-    rewrite: bool = True
-    prompt_style: PromptStyle = "task"
-    router_attempts: int = 3
-    planner_attempts: int = 1
+    rewrite: bool = bounded(True, help="plan and rewrite branch queries (off: Fixed Multi-Res.)")
+    prompt_style: PromptStyle = bounded(
+        "task", choices=("task", "generic"), help="answer prompt: task-specific or generic"
+    )
+    router_attempts: int = bounded(3, lo=1, hi=5, help="router calls before its fallback label")
+    planner_attempts: int = bounded(1, lo=1, hi=5, help="planner calls before its fallback")
     adapt: AdaptConfig = field(default_factory=AdaptConfig)
 
     def __post_init__(self) -> None:
-        if self.mode not in ("full", "adaptive", "fixed"):
-            raise ValueError(f"unknown ACE mode {self.mode!r}")
+        super().__post_init__()
         if self.mode == "fixed" and self.policy is None:
-            raise ValueError("mode='fixed' needs a policy")
+            raise ConfigError("mode='fixed' needs a policy")
 
 
 class AceGraphRAG:
@@ -82,8 +87,9 @@ class AceGraphRAG:
         cfg = self.config
         topology = None
         if cfg.mode == "adaptive":
-            with trace.step("route", query=query):
+            with trace.step("route", query=query) as step:
                 topology = route(self.llm, query, attempts=cfg.router_attempts).topology
+                step.notes.insert(0, f"router label {topology}")
             policy = topology_policy(topology, task)
         elif cfg.mode == "fixed":
             assert cfg.policy is not None
@@ -93,6 +99,7 @@ class AceGraphRAG:
         return policy, topology
 
     def answer(self, query: str, task: Task = "qa") -> Answer:
+        """Run Algorithm 1, recording every stage's evidence in the trace (see module doc)."""
         cfg, trace = self.config, Trace()
         with trace.activate():
             with trace.step("retrieve:base", query=query, mode=self.backbone.base_mode) as step:
@@ -103,12 +110,15 @@ class AceGraphRAG:
                     0,
                     mode=self.backbone.base_mode,
                 )
+                step.add(base)
                 step.outputs.update(evidence=[e.id for e in base], n=len(base))
+                step.notes.append(f"C_base: {len(base)} items ({Context(base).tokens} tokens)")
             policy, topology = self.select_policy(query, task, trace)
             with trace.step("policy", mode=cfg.mode) as step:
                 step.outputs.update(policy=policy.to_dict(), label=policy.label, topology=topology)
+                step.notes.append(f"policy {policy.label} ({cfg.mode})")
 
-            with trace.step("plan", gap=policy.gap, rewrite=cfg.rewrite):
+            with trace.step("plan", gap=policy.gap, rewrite=cfg.rewrite) as step:
                 if cfg.rewrite:
                     made = plan(
                         self.llm,
@@ -119,16 +129,17 @@ class AceGraphRAG:
                     )
                 else:
                     made = original_query_plan(query, policy.branches)
+                step.notes[:0] = _plan_notes(made, policy)
             branches = ("depth",) if made.fallback else policy.branches
             queries = [made.queries[b] for b in branches]
             increments = parallel_differential_retrieval(self.backbone, queries, trace)
 
             with trace.step("merge") as step:
                 merged = merge(base, increments)
-                step.outputs.update(
-                    n=len(merged),
-                    duplicates=sum(len(e.meta["provenance"]) > 1 for e in merged),
-                )
+                duplicates = sum(len(e.meta["provenance"]) > 1 for e in merged)
+                step.add(merged)  # same ids, now carrying every provenance
+                step.outputs.update(n=len(merged), duplicates=duplicates)
+                step.notes.append(f"C*: {len(merged)} items, {duplicates} found more than once")
             with trace.step("adapt", policy=policy.label) as step:
                 adapted = adapt(
                     merged,
@@ -137,9 +148,16 @@ class AceGraphRAG:
                     self.embedder,
                     cfg.adapt,
                 )
+                kept = {e.id for e in adapted.kept}
+                step.add(adapted.kept)  # the linearised order C̃ is rendered in
+                step.remove((e, why) for e, why in adapted.dropped if e.id not in kept)
                 step.outputs.update(
                     kept=[e.id for e in adapted.kept],
                     dropped=[(e.id, why) for e, why in adapted.dropped],
+                )
+                step.notes.append(
+                    f"C̃: {len(adapted.kept)} kept ({adapted.context.tokens} tokens), "
+                    f"{len(adapted.dropped)} dropped"
                 )
             context = adapted.context
             with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
@@ -153,15 +171,14 @@ class AceGraphRAG:
             "plan": _plan_summary(made),
             "retrieval_calls": 1 + len(queries),
             "raw": generation.raw,
-            "stages": {
-                "base": base,
-                "increments": increments,
-                "merged": merged,
-                "adapted": adapted.kept,
-                "dropped": adapted.dropped,
-            },
         }
         return Answer(generation.answer, context, trace, meta)
+
+
+def _plan_notes(made: Plan, policy: ContextPolicy) -> list[str]:
+    analysis = made.analysis or ("(gap diagnosis off)" if not policy.gap else "(none)")
+    queries = "; ".join(f"{b}: {q.query}" for b, q in made.queries.items())
+    return [f"gap analysis: {analysis}", f"branch queries: {queries}"]
 
 
 def _plan_summary(made: Plan) -> dict[str, Any]:
@@ -170,7 +187,3 @@ def _plan_summary(made: Plan) -> dict[str, Any]:
         "queries": {b: q.query for b, q in made.queries.items()},
         "fallback": made.fallback,
     }
-
-
-def evidence_ids(items: list[Evidence]) -> list[str]:
-    return [e.id for e in items]

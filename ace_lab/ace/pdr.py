@@ -9,18 +9,10 @@ from __future__ import annotations
 
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 
 from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.planner import BranchQuery
-from ace_lab.evidence import Evidence, Trace
-
-
-def tag(items: list[Evidence], branch: str, round_: int, **meta: object) -> list[Evidence]:
-    """``items`` re-labelled as coming from ``branch`` in ``round_``, with extra provenance."""
-    return [
-        replace(item, branch=branch, round=round_, meta={**item.meta, **meta}) for item in items
-    ]
+from ace_lab.evidence import Evidence, Trace, tag
 
 
 def retrieve_branch(
@@ -33,6 +25,7 @@ def retrieve_branch(
         items = tag(
             items, planned.branch, round_, goal=planned.goal, mode=mode, query=planned.query
         )
+        step.add(items)
         step.outputs.update(evidence=[e.id for e in items], n=len(items))
     return items
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from ace_lab.bounded import Bounded, ConfigError, bounded
+
 Branch = Literal["depth", "breadth"]
 Profile = Literal["qa", "qfs"]
 Topology = Literal["POINT", "CONTRAST", "CHAIN", "OVERVIEW"]
@@ -33,24 +35,28 @@ FALLBACK_TOPOLOGY: Topology = "OVERVIEW"
 
 
 @dataclass(frozen=True)
-class ContextPolicy:
+class ContextPolicy(Bounded):
     """Which ACE operations run for one query. Invalid combinations raise at construction."""
 
-    gap: bool = True
-    branches: tuple[Branch, ...] = BRANCHES
-    pruning: bool = True
-    profile: Profile = "qa"
+    gap: bool = bounded(True, help="diagnose the gap in C_base before rewriting the queries")
+    branches: tuple[Branch, ...] = bounded(
+        BRANCHES,
+        subset_of=BRANCHES,
+        nonempty=True,
+        help="retrieval branches: Depth (local detail) and/or Breadth (global context)",
+    )
+    pruning: bool = bounded(True, help="drop evidence dissimilar to every query (adaptation)")
+    profile: Profile = bounded("qa", choices=PROFILES, help="adaptation profile of the task")
 
     def __post_init__(self) -> None:
-        branches = tuple(b for b in BRANCHES if b in self.branches)  # canonical order
         unknown = set(self.branches) - set(BRANCHES)
         if unknown:
-            raise ValueError(f"unknown branches {sorted(unknown)}; use a subset of {BRANCHES}")
-        if not branches:
-            raise ValueError("a context policy needs at least one retrieval branch")
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown profile {self.profile!r}; use one of {PROFILES}")
+            raise ConfigError(f"unknown branches {sorted(unknown)}; use a subset of {BRANCHES}")
+        if not self.branches:
+            raise ConfigError("a context policy needs at least one retrieval branch")
+        branches = tuple(b for b in BRANCHES if b in self.branches)  # canonical order
         object.__setattr__(self, "branches", branches)
+        super().__post_init__()
 
     @property
     def label(self) -> str:
@@ -96,6 +102,15 @@ def topology_policy(topology: str, task: Profile = "qa") -> ContextPolicy:
         raise ValueError(f"unknown topology {topology!r}; use one of {TOPOLOGIES}")
     gap, branches, pruning = _TOPOLOGY_TABLE[topology]
     return ContextPolicy(gap=gap, branches=branches, pruning=pruning, profile=task)
+
+
+def policy_table(task: Profile = "qa") -> list[dict[str, object]]:
+    """Full-ACE's policy and each topology's (paper Tables 1 and 12), one row each."""
+    rows: list[dict[str, object]] = [{"policy": "Full-ACE", **full_policy(task).to_dict()}]
+    for topology in TOPOLOGIES:
+        name = f"{topology} ({TOPOLOGY_NAMES[topology]})"
+        rows.append({"policy": name, **topology_policy(topology, task).to_dict()})
+    return rows
 
 
 def fixed_policies(task: Profile = "qa") -> dict[str, ContextPolicy]:

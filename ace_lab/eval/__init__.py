@@ -1,4 +1,12 @@
-"""Evaluation core: answer metrics, uncertainty statistics and the pairwise LLM judge."""
+"""Evaluation: scoring answered questions, running methods over slices, and the result tables.
+
+Modules: ``metrics`` (EM/F1, coverage), ``stats`` (bootstrap, permutation, controls),
+``judge``/``judging`` (pairwise LLM judge and its stored verdicts), ``record`` (one question's
+result), ``study`` (a study's files and manifest), ``runner`` (a method over a slice),
+``tables``/``ace_tables`` (result tables), ``export`` (markdown/LaTeX/CSV), ``report`` and
+``plots`` (what notebooks 06–08 call). The package exports the metric, statistics and judge
+core below.
+"""
 
 from ace_lab.eval.judge import (
     CRITERIA,
@@ -13,7 +21,6 @@ from ace_lab.eval.metrics import (
     answer_in_context,
     coverage_and_recovery,
     exact_match,
-    extract_final_answer,
     f1_score,
     is_yes_no,
     normalize_answer,
@@ -28,6 +35,7 @@ from ace_lab.eval.stats import (
     permutation_test,
     shuffled_policy_control,
 )
+from ace_lab.methods.final_answer import extract_final_answer  # rescoring uses the same reader
 
 __all__ = [
     "CRITERIA",

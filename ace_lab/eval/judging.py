@@ -30,10 +30,10 @@ from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.eval.judge import CRITERIA, JudgeVerdict, PairVerdict, judge_pair, win_rates
-from ace_lab.eval.runner import (
+from ace_lab.eval.study import (
     MANIFEST,
-    _read_jsonl,
     load_results,
+    read_jsonl,
     results_path,
     safe_name,
     study_dir,
@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 JUDGE_DIR = "judge"
 #: Criterion order of the preference tables: Overall first, as in the ACE / LightRAG tables.
 TABLE_CRITERIA: tuple[str, ...] = ("overall", *(c for c in CRITERIA if c != "overall"))
+#: The columns notebook 06 shows of :func:`preference_table` (the export keeps every column).
+PREFERENCE_VIEW = ["a", "b", "criterion", "n", "wins_a", "wins_b", "ties", "win_rate_a [95% CI]",
+                   "first_shown", "note"]  # fmt: skip
 _SLICE_ID = re.compile(r"^(?P<dataset>.+)-n(?P<n>\d+)-s(?P<seed>\d+)$")
 
 
@@ -162,7 +165,7 @@ def judge_study(
         pairs = pairs[:limit]
     path = verdicts_path(study, a, b, settings)
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = {rec["id"] for rec in _read_jsonl(path, repair_tail=True)}
+    done = {rec["id"] for rec in read_jsonl(path, repair_tail=True)}
     todo = [p for p in pairs if p["id"] not in done]
     failures = 0
     if todo:
@@ -207,7 +210,7 @@ def load_verdicts(study: str, a: str, b: str, settings: Settings | None = None) 
     if not path.is_file():
         raise FileNotFoundError(f"no verdicts at {path}; run `{judge_command(study, a, b)}`")
     rows = []
-    for rec in _read_jsonl(path):
+    for rec in read_jsonl(path):
         outcomes = rec.get("outcomes") or {}
         rows.append(
             {
@@ -321,3 +324,27 @@ def preference_table(
                 }
             )
     return pd.DataFrame(rows, columns=list(_missing_row("", "", "")))
+
+
+def preference_by_variant(preferences: pd.DataFrame, label: str = "variant (b)") -> pd.DataFrame:
+    """A :func:`preference_table` of one ``a`` against several ``b`` as one row per ``b``:
+    n, the win rate of ``a`` per criterion, and ``first_shown`` averaged over criteria (the
+    judge's position bias). Pairs without verdicts are left out; empty when none has any.
+    """
+    judged = preferences[preferences["n"] > 0]
+    if judged.empty:
+        return pd.DataFrame()
+    wide = judged.pivot_table(
+        index="b", columns="criterion", values="win_rate_a", sort=False
+    ).reset_index()
+    wide.insert(1, "n", judged.groupby("b", sort=False)["n"].max().to_numpy())
+    wide["first_shown"] = judged.groupby("b", sort=False)["first_shown"].mean().to_numpy()
+    return wide.rename(columns={"b": label})
+
+
+def describe_preferences(preferences: pd.DataFrame) -> None:
+    """Print the judge model(s) behind a :func:`preference_table` and its notes, once each."""
+    models = sorted({m for m in preferences["judge_model"] if m})
+    print("judge model:", ", ".join(models) or "none yet")
+    for note in dict.fromkeys(n for n in preferences["note"] if n):
+        print("note:", note)

@@ -1,23 +1,71 @@
-"""What the results notebooks (06–08) share: reading a study, saying what produced it and what
+"""What the results notebooks (06–08) share: reading studies, saying what produced them and what
 is missing, showing and exporting tables, and placeholder panels for figures without data.
 
-Notebooks keep the narrative and the plots; this keeps the bookkeeping in one tested place.
+Notebooks keep the narrative and call these; this keeps the bookkeeping in one tested place.
+``open_report(results_dir, tables_dir)`` is each notebook's setup, and
+``report.load_studies(studies, methods)`` reads every study it names into a :class:`StudyData`
+(records, manifest, data set label), printing provenance and the commands for what is missing.
 """
 
 from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ace_lab.config import Settings
-from ace_lab.eval.judging import run_command
-from ace_lab.eval.runner import MANIFEST, load_results, study_dir
-from ace_lab.eval.tables import export_table, to_markdown
+from ace_lab.config import Settings, load_settings
+from ace_lab.eval.export import export_table, to_markdown
+from ace_lab.eval.judging import judge_command, run_command
+from ace_lab.eval.study import MANIFEST, load_results, study_dir
+
+
+@dataclass(frozen=True, eq=False)
+class StudyData:
+    """One loaded study: its records, its manifest and the label its data set goes by."""
+
+    study: str
+    label: str
+    manifest: dict[str, Any] = field(repr=False)
+    df: pd.DataFrame = field(repr=False)
+
+    @property
+    def model(self) -> str:
+        """The answering model the manifest names ("?" without one)."""
+        return str(self.manifest.get("model", "?"))
+
+    @property
+    def title(self) -> str:
+        """``<label>: <study>, model <model>``, the heading of the study's tables."""
+        return f"{self.label}: {self.study}, model {self.model}"
+
+    @property
+    def methods(self) -> set[str]:
+        return set(self.df["method"])
+
+    def has(self, *names: str) -> bool:
+        """Whether every one of ``names`` has results in this study."""
+        return set(names) <= self.methods
+
+    def present(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` with results, in the order given."""
+        have = self.methods
+        return [m for m in names if m in have]
+
+
+def open_report(results_dir: str | Path = "", tables_dir: str | Path = "") -> StudyReport:
+    """A notebook's setup: settings with ``results_dir`` (resolved against the working
+    directory) when given, else ``settings.results_dir``; prints where results are read."""
+    settings = load_settings()
+    if results_dir:
+        settings = replace(settings, results_dir=Path(results_dir).resolve())
+    print("results:", settings.results_dir)
+    return StudyReport(settings, tables_dir)
 
 
 class StudyReport:
@@ -60,6 +108,44 @@ class StudyReport:
             print(f"  no results for {', '.join(missing)}")
             print(f"  make them: {run_command(missing, study, self.settings)}")
         return df
+
+    def load_studies(
+        self, studies: Iterable[str], wanted: Sequence[str], *, require: Iterable[str] = ()
+    ) -> dict[str, StudyData]:
+        """Every study of ``studies`` with results, by name, in order: loaded and described
+        (:meth:`load_study`, :meth:`describe`) and labelled (:func:`dataset_label`).
+
+        A study without any of ``require`` (when given) is reported and left out.
+        """
+        required = list(require)
+        found: dict[str, StudyData] = {}
+        for study in studies:
+            df = self.load_study(study, list(wanted))
+            if df is None:
+                continue
+            manifest = self.describe(study, df)
+            if required and not set(required) & set(df["method"]):
+                print(f"  none of {required} in this study")
+                continue
+            label = dataset_label(manifest, study, {f.label for f in found.values()})
+            found[study] = StudyData(study, label, manifest, df)
+        return found
+
+    def command(self, methods: Sequence[str], studies: Sequence[str]) -> str:
+        """The ``ace-lab run`` command for ``methods`` in the first of ``studies``."""
+        return run_command(methods, studies[0] if studies else "<study>", self.settings)
+
+    def missing(self, study: str, methods: Sequence[str], what: str) -> None:
+        """Print that ``what`` is missing from ``study`` and the command that makes it."""
+        print(f"{study}: {what}; make it: {run_command(methods, study, self.settings)}")
+
+    def print_judge_commands(self, study: str, pairs: Iterable[Sequence[str]]) -> None:
+        """Print the commands that make ``pairs``' answers in ``study`` and judge each pair."""
+        pairs = [tuple(p) for p in pairs]
+        methods = list(dict.fromkeys(m for pair in pairs for m in pair))
+        print("  " + run_command(methods, study, self.settings))
+        for a, b in pairs:
+            print("  " + judge_command(study, a, b))
 
     def describe(self, study: str, df: pd.DataFrame) -> dict[str, Any]:
         """Print what produced a study (model, slice, n, commit) and return its manifest."""

@@ -1,4 +1,4 @@
-"""Graph construction (three families), the canonical tables, the graph store and indexes."""
+"""Graph construction (three families, one shared triple assembly), tables, store, seed indexes."""
 
 from ace_lab.graph.build import FAMILIES, build_graph, load_graph
 from ace_lab.graph.tables import GraphTables, GraphTablesError

@@ -120,7 +120,7 @@ def build_graph(
     ResponseArchive.write(archive_path, used)
     tables.save(out / "tables")
     if with_index:
-        from ace_lab.graph.index import build_seed_indexes
+        from ace_lab.graph.seeds import build_seed_indexes
 
         build_seed_indexes(tables).save(out / "index")
     return tables, out

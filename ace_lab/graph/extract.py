@@ -6,7 +6,10 @@ build killed mid-way restarts where it stopped: no chunk is lost, none is done t
 line (the process died while writing it) is ignored and that chunk is redone.
 
 Each record carries the chunk's LLM cost — calls, cache hits, prompt and completion tokens — read
-from a per-chunk ``Trace``, so the build can report calls and tokens per chunk per family.
+from a per-chunk ``Trace``, so the build can report calls and tokens per chunk per family. The
+tokens are what the responses cost the model when they were made (also for a cache hit), so a
+build resumed after a crash — whose in-flight chunks may find their responses cached — reports
+the same cost as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -40,15 +43,19 @@ class ChunkRecord:
 
 
 def read_records(path: Path) -> dict[str, ChunkRecord]:
-    """Finished records by chunk id; a torn or corrupt line is skipped (that chunk is redone)."""
+    """Finished records by chunk id; a torn or corrupt line is skipped (that chunk is redone).
+
+    Lines are decoded one at a time: a process killed mid-write can leave half of a multi-byte
+    character at the end of the file, which must cost that one chunk, not the whole file.
+    """
     records: dict[str, ChunkRecord] = {}
     if not path.is_file():
         return records
-    with path.open(encoding="utf-8") as fh:
+    with path.open("rb") as fh:  # binary lines split on b"\n" only
         for line in fh:
             try:
-                record = ChunkRecord(**json.loads(line))
-            except (json.JSONDecodeError, TypeError):
+                record = ChunkRecord(**json.loads(line.decode("utf-8")))
+            except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
                 continue
             records[record.chunk_id] = record
     return records
@@ -119,8 +126,8 @@ def run_per_chunk(
             result=result,
             llm_calls=len(calls),
             cache_hits=sum(c.cache_hit for c in calls),
-            prompt_tokens=sum(c.prompt_tokens for c in calls),
-            completion_tokens=sum(c.completion_tokens for c in calls),
+            prompt_tokens=sum(c.response_prompt_tokens for c in calls),
+            completion_tokens=sum(c.response_completion_tokens for c in calls),
             fallbacks=len(step.outputs.get("fallbacks", [])),
             seconds=round(step.elapsed, 3),
         )

@@ -16,7 +16,8 @@ Two extraction modes:
 
 Every phrase also gets a ``MENTIONED_IN`` edge to each Chunk node it came from, so retrieval can
 return the source text of whatever it reaches. Entities the NER step found but no triple uses
-are kept: their chunk edges still make them retrievable entry points.
+are kept: their chunk edges still make them retrievable entry points. Nodes and edges are
+assembled by :mod:`ace_lab.graph.assemble`, which the typed family shares.
 
 Synonym candidates come from a nearest-neighbour search (``synonym_k`` per phrase), not from all
 pairs, so the step stays near-linear on large corpora; a candidate becomes an edge when its
@@ -26,7 +27,6 @@ cosine similarity is at least ``synonym_threshold`` (HippoRAG's 0.8).
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -35,19 +35,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 
+from ace_lab.bounded import Bounded, bounded
 from ace_lab.data import Chunk
 from ace_lab.embed import Embedder, VectorCache, cosine_top_k, embed, get_embedder
+from ace_lab.graph.assemble import TripleAssembler
 from ace_lab.graph.extract import cost_summary, read_records, run_per_chunk
-from ace_lab.graph.names import (
-    bounded_list,
-    bounded_str,
-    chunk_node,
-    entity_id,
-    fold,
-    mention_edges,
-    normalise_name,
-    short_hash,
-)
+from ace_lab.graph.names import bounded_list, bounded_str, fold, normalise_name, short_hash
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
@@ -57,7 +50,7 @@ EXTRACT_FILE = "openie_extract.jsonl"
 
 
 @dataclass(frozen=True)
-class OpenIEConfig:
+class OpenIEConfig(Bounded):
     """How OpenIE graphs are extracted; the bounds cap every call's output (and so its cost).
 
     ``max_tokens`` only guards against a server that ignores the schema bounds: with a grammar
@@ -65,23 +58,21 @@ class OpenIEConfig:
     ``attempts`` is per call: a failed attempt is retried once, then the empty default is used.
     """
 
-    mode: Mode = "joint"
-    max_entities: int = 12
-    max_triples: int = 12
-    max_phrase_chars: int = 64
-    max_predicate_chars: int = 48
-    max_tokens: int = 1024
-    attempts: int = 2
-    synonym_threshold: float = 0.8
-    synonym_k: int = 10
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("joint", "ner_then_triples"):
-            raise ValueError(
-                f"unknown OpenIE mode {self.mode!r}; use 'joint' or 'ner_then_triples'"
-            )
-        if self.max_entities < 1 or self.max_triples < 1 or self.attempts < 1:
-            raise ValueError("max_entities, max_triples and attempts must be at least 1")
+    mode: Mode = bounded(
+        "joint",
+        choices=("joint", "ner_then_triples"),
+        help="one call per chunk (joint) or HippoRAG's two (entities, then triples)",
+    )
+    max_entities: int = bounded(12, lo=1, hi=100, help="named entities per chunk")
+    max_triples: int = bounded(12, lo=1, hi=100, help="triples per chunk")
+    max_phrase_chars: int = bounded(64, lo=8, hi=512, help="longest phrase kept")
+    max_predicate_chars: int = bounded(48, lo=8, hi=512, help="longest predicate kept")
+    max_tokens: int = bounded(1024, lo=16, hi=8192, help="output cap of one extraction call")
+    attempts: int = bounded(2, lo=1, hi=5, help="tries per call before the empty default")
+    synonym_threshold: float = bounded(
+        0.8, lo=0.0, hi=1.0, help="cosine above which two phrases get a SYNONYM edge"
+    )
+    synonym_k: int = bounded(10, lo=0, hi=100, help="nearest phrases checked for synonymy")
 
 
 # ------------------------------------------------------------------------------------ schemas
@@ -246,54 +237,16 @@ def _assemble(
     A phrase's display name is its most frequent surface form; a repeated triple (same ends,
     same predicate up to case and spacing) is one edge whose weight counts its chunks.
     """
-    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
-    sources: dict[str, set[str]] = defaultdict(set)
-    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
+    graph = TripleAssembler()
     for chunk in chunks:
         result = results.get(chunk.id, {})
         for name in result.get("named_entities", []):
-            if eid := entity_id(name):
-                surfaces[eid][name] += 1
-                sources[eid].add(chunk.id)
+            graph.mention(name, chunk.id)
         for subject, predicate, obj in result.get("triples", []):
-            s_id, o_id = entity_id(subject), entity_id(obj)
-            if not s_id or not o_id:
-                continue
-            for eid, name in ((s_id, subject), (o_id, obj)):
-                surfaces[eid][name] += 1
-                sources[eid].add(chunk.id)
-            key = (s_id, fold(predicate), o_id)
-            edge = relations.setdefault(
-                key,
-                {
-                    "id": "rel:" + short_hash(*key),
-                    "source": s_id,
-                    "target": o_id,
-                    "type": "RELATION",
-                    "predicate": predicate,
-                    "description": f"{subject} {predicate} {obj}",
-                    "source_ids": set(),
-                },
+            graph.triple(
+                chunk.id, subject, predicate, obj, rel_type="RELATION", key=fold(predicate)
             )
-            edge["source_ids"].add(chunk.id)
-
-    nodes = [chunk_node(c) for c in chunks]
-    edges: list[dict[str, Any]] = []
-    for eid in sorted(surfaces):
-        nodes.append(
-            {
-                "id": eid,
-                "label": "Entity",
-                "name": surfaces[eid].most_common(1)[0][0],
-                "source_ids": sorted(sources[eid]),
-            }
-        )
-        edges.extend(mention_edges(eid, sources[eid]))
-    for edge in relations.values():
-        edge["weight"] = float(len(edge["source_ids"]))
-        edge["source_ids"] = sorted(edge["source_ids"])
-        edges.append(edge)
-    return nodes, edges
+    return graph.rows(chunks)
 
 
 def synonym_edges(

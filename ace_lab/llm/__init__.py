@@ -1,16 +1,15 @@
-"""LLM access: one OpenAI-compatible client, the embedded local server, cache and ledger."""
+"""LLM access: one OpenAI-compatible client, structured JSON, the local server, cache, ledger."""
 
 from ace_lab.llm.cache import ResponseArchive, ResponseCache, cache_key
 from ace_lab.llm.client import (
     LLM,
     Completion,
-    JsonResult,
     LLMError,
-    extract_json,
     get_llm,
 )
 from ace_lab.llm.ledger import Ledger
 from ace_lab.llm.models import TIERS, ModelError, prepare_model
+from ace_lab.llm.structured import JsonResult, extract_json, schema_format
 
 __all__ = [
     "LLM",
@@ -26,4 +25,5 @@ __all__ = [
     "extract_json",
     "get_llm",
     "prepare_model",
+    "schema_format",
 ]

@@ -2,14 +2,17 @@
 
 The key is a hash of everything that changes the answer — model identity (for local tiers the
 GGUF sha256), messages, sampling parameters, stop, seed and response format — so a cached
-answer is returned only for an identical request. Only successful responses are stored; the
-caller decides what success means (non-empty, schema-valid).
+answer is returned only for an identical request. Numeric sampling fields are keyed in one
+canonical type each (``temperature=0`` and ``0.0`` are the same request). Only successful
+responses are stored; the caller decides what success means (non-empty, schema-valid).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import numbers
+import os
 import sqlite3
 import threading
 import time
@@ -40,9 +43,33 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+#: Sampling fields keyed as floats (``FLOAT_FIELDS``) or ints (``INT_FIELDS``) whatever type they
+#: came in: ``0`` and ``0.0`` ask the model the same thing. Floats, not ints, for the real-valued
+#: ones: every key made so far (the SQLite caches and the archives committed under
+#: ``data/graphs/``) was made from ``0.0``/``1.0``, so they keep their keys and still hit.
+FLOAT_FIELDS = ("temperature", "top_p", "frequency_penalty", "presence_penalty")
+INT_FIELDS = ("max_tokens", "seed", "n")
+
+
+def normalise_request(request: Mapping[str, Any]) -> dict[str, Any]:
+    """``request`` with its numeric sampling fields in their canonical type (see above)."""
+    out = dict(request)
+    for name in FLOAT_FIELDS:
+        value = out.get(name)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            out[name] = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
+    for name in INT_FIELDS:
+        value = out.get(name)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            continue
+        if isinstance(value, numbers.Integral) or float(value).is_integer():
+            out[name] = int(value)
+    return out
+
+
 def cache_key(request: Mapping[str, Any]) -> str:
-    """sha256 of the canonical JSON of the full request (see module docstring)."""
-    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+    """sha256 of the canonical JSON of the full, normalised request (see module docstring)."""
+    return hashlib.sha256(canonical_json(normalise_request(request)).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -95,22 +122,32 @@ class ResponseCache:
         completion_tokens: int,
         latency_s: float | None = None,
     ) -> None:
-        if latency_s is not None:
-            self._conn().execute(
-                "INSERT OR REPLACE INTO latencies VALUES (?, ?)", (key, float(latency_s))
+        conn = self._conn()
+        # One transaction: a response and its latency are stored together or not at all.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if latency_s is None:
+                conn.execute("DELETE FROM latencies WHERE key = ?", (key,))
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO latencies VALUES (?, ?)", (key, float(latency_s))
+                )
+            conn.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    str(request.get("model_identity", "")),
+                    canonical_json(normalise_request(request)),
+                    text,
+                    prompt_tokens,
+                    completion_tokens,
+                    time.time(),
+                ),
             )
-        self._conn().execute(
-            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                str(request.get("model_identity", "")),
-                canonical_json(request),
-                text,
-                prompt_tokens,
-                completion_tokens,
-                time.time(),
-            ),
-        )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
@@ -139,24 +176,34 @@ class ResponseArchive:
         self.path = Path(path)
         self._rows: dict[str, CachedResponse] = {}
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            # Split on "\n" only: JSON keeps U+2028, U+2029 and U+0085 raw inside strings, and
+            # str.splitlines() would cut a response that contains one in two.
+            for line in self.path.read_bytes().split(b"\n"):
                 try:
-                    row = json.loads(line)
+                    row = json.loads(line.decode("utf-8"))
                     self._rows[row["key"]] = CachedResponse(
                         row["text"], row["prompt_tokens"], row["completion_tokens"]
                     )
-                except (json.JSONDecodeError, KeyError):
-                    continue  # a torn line: that response is simply not archived
+                except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+                    continue  # a torn line (archives older than atomic writes): not archived
 
     def get(self, key: str) -> CachedResponse | None:
         return self._rows.get(key)
+
+    def entries(self) -> dict[str, CachedResponse]:
+        """Every archived response by key (e.g. to keep them when a rebuild rewrites the file)."""
+        return dict(self._rows)
 
     def __len__(self) -> int:
         return len(self._rows)
 
     @staticmethod
     def write(path: Path | str, entries: dict[str, CachedResponse]) -> None:
-        """Write ``entries`` (sorted by key, so the file is stable under rebuilds)."""
+        """Write ``entries`` (sorted by key, so the file is stable under rebuilds).
+
+        Atomically: a temporary file, fsynced, then renamed over ``path``, so a process killed
+        while writing leaves the previous archive whole rather than a truncated one.
+        """
         lines = [
             json.dumps(
                 {"key": k, "text": e.text, "prompt_tokens": e.prompt_tokens,
@@ -165,4 +212,13 @@ class ResponseArchive:
             )
             for k, e in sorted(entries.items())
         ]  # fmt: skip
-        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+                fh.write("\n".join(lines) + ("\n" if lines else ""))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)

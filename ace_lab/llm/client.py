@@ -2,55 +2,50 @@
 
 Everything goes through the official ``openai`` package. ``LLM.chat`` adds the exact response
 cache, the ledger, trace attachment and retries on transient errors; ``LLM.json`` adds JSON
-schema output with validation, bounded retries and a caller-documented default; ``LLM.map``
-runs independent calls concurrently with a limit.
+schema output with validation, bounded retries and a caller-documented default (that path
+lives in :mod:`ace_lab.llm.structured`); ``LLM.map`` runs independent calls concurrently with a
+limit.
 
 The local server is started lazily, on the first call the cache cannot answer, so runs that are
 fully cached need no model at all.
+
+Retries (see :mod:`ace_lab.llm.endpoint`) are bounded by ``settings.llm.max_retries``, honour a
+server's ``Retry-After`` up to a cap, and are logged with the call's tag; a call that still fails
+raises :class:`LLMError` naming the endpoint (credentials masked) and the tag, and nothing of it
+is cached. Credentials never leave through the model identity, logs or error messages.
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
-import re
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-import openai
-from pydantic import BaseModel, ValidationError
-from tenacity import (
-    retry,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-)
 from tqdm.auto import tqdm
 
-from ace_lab.config import Settings, load_settings
-from ace_lab.evidence import LLMCall, current_step, record_llm_call
+from ace_lab.config import Settings, load_settings, redact_url
+from ace_lab.evidence import LLMCall, record_llm_call
 from ace_lab.llm import server
 from ace_lab.llm.cache import CachedResponse, ResponseArchive, ResponseCache, cache_key
+from ace_lab.llm.endpoint import (
+    RetryPolicy,
+    completion_parts,
+    describe,
+    is_transient,
+    openai_client,
+)
 from ace_lab.llm.ledger import Ledger
 from ace_lab.llm.models import get_tier
+from ace_lab.llm.structured import Message, StructuredOutput
 
-T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-
-Message = dict[str, str]
-
-#: Errors worth retrying: the request may succeed unchanged a moment later.
-TRANSIENT_ERRORS = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
+log = logging.getLogger(__name__)
 
 
 class LLMError(RuntimeError):
@@ -78,71 +73,14 @@ class Completion:
     server_cached_tokens: int = 0
 
 
-@dataclass(frozen=True)
-class JsonResult(Generic[T]):
-    """A validated structured output, or the caller's default when every attempt failed."""
-
-    value: T
-    fallback: bool
-    attempts: int
-    errors: tuple[str, ...] = ()
-
-
-def extract_json(text: str) -> Any:
-    """Parse the JSON object in ``text``: bare, fenced in ```json, or surrounded by prose."""
-    stripped = text.strip()
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.DOTALL)
-    if fenced:
-        stripped = fenced.group(1).strip()
-    try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
-        start, end = stripped.find("{"), stripped.rfind("}")
-        if start == -1 or end <= start:
-            raise
-        return json.loads(stripped[start : end + 1])
-
-
-def _without_string_bounds(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {
-            k: _without_string_bounds(v)
-            for k, v in node.items()
-            if not (k in ("maxLength", "minLength") and node.get("type") == "string")
-        }
-    if isinstance(node, list):
-        return [_without_string_bounds(v) for v in node]
-    return node
-
-
-def schema_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """The ``response_format`` that asks a server to follow ``schema``'s JSON schema.
-
-    String length bounds are left out of what is sent: llama.cpp compiles ``maxLength: n`` into
-    n nested optional grammar rules, and sampling under such a grammar slows to a fraction of a
-    token per second. List bounds (``maxItems``) stay; long strings are truncated on validation.
-    """
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": schema.__name__,
-            "schema": _without_string_bounds(schema.model_json_schema()),
-            "strict": True,
-        },
-    }
-
-
-def _schema_rejected(error: openai.BadRequestError) -> bool:
-    text = str(error).lower()
-    return "response_format" in text or "json_schema" in text or "schema" in text
-
-
-class LLM:
+class LLM(StructuredOutput):
     """Cached, ledgered, traced chat completions over an OpenAI-compatible endpoint.
 
     ``client`` may be any object with ``chat.completions.create(**kwargs)`` returning an
     OpenAI-shaped response; tests pass scripted ones. By default it is an ``openai.OpenAI``
     pointed at ``settings.llm.base_url``, or at the embedded server for the local tier.
+    ``json`` (schema-validated output with a fallback) comes from
+    :class:`~ace_lab.llm.structured.StructuredOutput`.
     """
 
     def __init__(
@@ -164,6 +102,8 @@ class LLM:
             tier = get_tier(cfg.tier)
             self.model = tier.name
             self.model_identity = model_identity or f"local:{tier.name}:{tier.identity}"
+            #: Where calls go, as errors and logs name it (the server's URL once started).
+            self.endpoint = f"local {tier.name} server"
         else:
             if not cfg.model:
                 raise LLMError(
@@ -171,7 +111,9 @@ class LLM:
                     "(e.g. gpt-4o-mini, Qwen/Qwen2.5-7B-Instruct, qwen2.5:7b)"
                 )
             self.model = cfg.model
-            self.model_identity = model_identity or f"{cfg.base_url.rstrip('/')}#{cfg.model}"
+            # Credentials change no answer: they stay out of the identity (and the cache).
+            self.endpoint = redact_url(cfg.base_url.rstrip("/"))
+            self.model_identity = redact_url(model_identity or f"{self.endpoint}#{cfg.model}")
         self._client = client
         self._client_lock = threading.Lock()
         #: Read-only response archives consulted after the cache (see ResponseArchive).
@@ -179,6 +121,8 @@ class LLM:
         #: Every answered request: key -> response (lets a build archive what it used).
         self.answered: dict[str, CachedResponse] = {}
         self._json_mode = "json_schema"  # downgraded to json_object if the server rejects it
+        self.retry = RetryPolicy.from_settings(cfg)
+        self._sleep: Callable[[float], None] = time.sleep  # tests record the waits
 
     # ----------------------------------------------------------------- endpoint
     def client(self) -> Any:
@@ -189,11 +133,11 @@ class LLM:
                 if cfg.is_local:
                     info = server.start(self.settings)
                     base_url, api_key = info.base_url, "local"
+                    self.endpoint = info.base_url
                 else:
                     base_url, api_key = cfg.base_url, cfg.api_key or "none"
-                self._client = openai.OpenAI(
-                    base_url=base_url, api_key=api_key, timeout=cfg.timeout_s, max_retries=0
-                )
+                # openai does not retry by itself: chat retries, bounded and logged
+                self._client = openai_client(base_url, api_key, cfg.timeout_s)
             return self._client
 
     # --------------------------------------------------------------------- chat
@@ -208,15 +152,18 @@ class LLM:
         seed: int = 0,
         response_format: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The full request, as keyed by the cache (model identity included)."""
+        """The full request, as keyed by the cache (model identity included).
+
+        Numbers are normalised (``temperature=0`` and ``0.0`` are one request, one key).
+        """
         return {
             "model_identity": self.model_identity,
             "messages": [dict(m) for m in messages],
-            "temperature": temperature,
-            "top_p": top_p,
-            "max_tokens": max_tokens,
-            "stop": list(stop) if stop else None,
-            "seed": seed,
+            "temperature": float(temperature),
+            "top_p": float(top_p),
+            "max_tokens": int(max_tokens),
+            "stop": [str(s) for s in stop] if stop else None,
+            "seed": int(seed),
             "response_format": response_format,
         }
 
@@ -237,7 +184,8 @@ class LLM:
         """One chat completion. ``tag`` names the caller in the ledger (e.g. ``ace.router``).
 
         The response is cached only if it is non-empty and ``accept(text)`` (if given) is true.
-        ``use_cache=False`` neither reads nor writes the cache.
+        ``use_cache=False`` neither reads nor writes the cache. Transient failures are retried
+        (see the module docstring); :class:`LLMError` when they persist.
         """
         request = self.request(
             messages,
@@ -267,10 +215,16 @@ class LLM:
             self.answered[key] = hit
             self._record(tag, completion)
             return completion
+        attempts = [0]
         try:
-            text, prompt_tokens, completion_tokens, server_cached = self._create(request)
+            text, prompt_tokens, completion_tokens, server_cached = self._create(
+                request, tag, attempts
+            )
         except Exception as exc:
-            self._record(tag, None, latency=time.perf_counter() - start, error=repr(exc))
+            latency = time.perf_counter() - start
+            self._record(
+                tag, None, latency=latency, error=redact_url(repr(exc)), attempt=attempts[0]
+            )
             raise
         latency = time.perf_counter() - start
         completion = Completion(
@@ -292,7 +246,7 @@ class LLM:
             self.answered[key] = CachedResponse(text, prompt_tokens, completion_tokens, latency)
             if cache is not None and (accept is None or accept(text)):
                 cache.put(key, request, text, prompt_tokens, completion_tokens, latency)
-        self._record(tag, completion)
+        self._record(tag, completion, attempt=attempts[0])
         return completion
 
     def _lookup(self, key: str) -> CachedResponse | None:
@@ -303,7 +257,10 @@ class LLM:
             hit = archive.get(key)
         return hit
 
-    def _create(self, request: dict[str, Any]) -> tuple[str, int, int, int]:
+    def _create(
+        self, request: dict[str, Any], tag: str, attempts: list[int]
+    ) -> tuple[str, int, int, int]:
+        """Send ``request``, retrying transient failures; ``attempts[0]`` counts the sends."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request["messages"],
@@ -317,23 +274,33 @@ class LLM:
         if request["response_format"] is not None:
             kwargs["response_format"] = request["response_format"]
 
-        @retry(
-            retry=retry_if_exception_type(TRANSIENT_ERRORS),
-            stop=stop_after_attempt(max(1, self.settings.llm.max_retries)),
-            wait=wait_exponential(multiplier=0.5, max=8),
-            reraise=True,
-        )
-        def create() -> Any:
-            return self.client().chat.completions.create(**kwargs)
-
-        response = create()
-        text = response.choices[0].message.content or ""
-        usage = getattr(response, "usage", None)
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        details = getattr(usage, "prompt_tokens_details", None)
-        server_cached = int(getattr(details, "cached_tokens", 0) or 0)
-        return text, prompt_tokens, completion_tokens, server_cached
+        policy = self.retry
+        for attempt in range(1, policy.attempts + 1):
+            attempts[0] = attempt
+            try:
+                return completion_parts(self.client().chat.completions.create(**kwargs))
+            except Exception as exc:
+                if not is_transient(exc):
+                    exc.add_note(f"LLM call {tag!r} to {self.endpoint} (model {self.model})")
+                    raise
+                if attempt == policy.attempts:
+                    raise LLMError(
+                        f"LLM call {tag!r} to {self.endpoint} (model {self.model}) failed after "
+                        f"{attempt} attempt{'s' if attempt > 1 else ''}: {describe(exc)}"
+                    ) from exc
+                wait = policy.wait(attempt, exc)
+                log.warning(
+                    "LLM call %r to %s: attempt %d of %d failed (%s); retrying in %.2f s",
+                    tag,
+                    self.endpoint,
+                    attempt,
+                    policy.attempts,
+                    describe(exc),
+                    wait,
+                    extra={"llm_tag": tag, "llm_attempt": attempt, "llm_endpoint": self.endpoint},
+                )
+                self._sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _record(
         self,
@@ -361,82 +328,6 @@ class LLM:
         self.ledger.record(call)
         record_llm_call(call)
 
-    # --------------------------------------------------------------------- json
-    def json(
-        self,
-        messages: Sequence[Message],
-        schema: type[T],
-        *,
-        tag: str,
-        default: T | Callable[[], T],
-        attempts: int = 3,
-        temperature: float = 0.0,
-        max_tokens: int = 512,
-        seed: int = 0,
-        use_cache: bool = True,
-    ) -> JsonResult[T]:
-        """A ``schema`` instance parsed from the model's JSON, or ``default`` after ``attempts``.
-
-        The schema goes to the server as ``response_format`` (``json_schema``; if the server
-        rejects that, ``json_object`` with the schema in the system message). Attempt k > 1
-        uses seed + k - 1 and temperature ≥ 0.5, so a retry is a different request rather than
-        the same deterministic failure. Invalid outputs are never cached.
-        """
-        errors: list[str] = []
-        for attempt in range(1, attempts + 1):
-            request_messages, response_format = self._json_request(messages, schema)
-            try:
-                completion = self.chat(
-                    request_messages,
-                    tag=tag,
-                    temperature=temperature if attempt == 1 else max(temperature, 0.5),
-                    max_tokens=max_tokens,
-                    seed=seed + attempt - 1,
-                    response_format=response_format,
-                    use_cache=use_cache,
-                    accept=lambda text: _validates(text, schema),
-                )
-            except openai.BadRequestError as exc:
-                if self._json_mode == "json_schema" and _schema_rejected(exc):
-                    self._json_mode = "json_object"
-                    errors.append(
-                        f"attempt {attempt}: server rejected json_schema; using json_object"
-                    )
-                    continue
-                errors.append(f"attempt {attempt}: {exc!r}")
-                continue
-            try:
-                value = schema.model_validate(extract_json(completion.text))
-            except (ValueError, ValidationError) as exc:
-                errors.append(f"attempt {attempt}: {type(exc).__name__}: {str(exc)[:200]}")
-                continue
-            return JsonResult(value, False, attempt, tuple(errors))
-        fallback = default() if callable(default) else default
-        self._note_fallback(tag, errors)
-        return JsonResult(fallback, True, attempts, tuple(errors))
-
-    def _json_request(
-        self, messages: Sequence[Message], schema: type[BaseModel]
-    ) -> tuple[list[Message], dict[str, Any]]:
-        if self._json_mode == "json_schema":
-            return [dict(m) for m in messages], schema_format(schema)
-        instruction = "Reply with one JSON object that follows this JSON schema:\n" + json.dumps(
-            schema.model_json_schema()
-        )
-        out = [dict(m) for m in messages]
-        if out and out[0]["role"] == "system":
-            out[0]["content"] = out[0]["content"] + "\n\n" + instruction
-        else:
-            out.insert(0, {"role": "system", "content": instruction})
-        return out, {"type": "json_object"}
-
-    @staticmethod
-    def _note_fallback(tag: str, errors: list[str]) -> None:
-        step = current_step()  # the open step, if any, shows the fallback
-        if step is not None:
-            step.notes.append(f"{tag}: fell back to default after {len(errors)} failed attempts")
-            step.outputs.setdefault("fallbacks", []).append({"tag": tag, "errors": errors})
-
     # ---------------------------------------------------------------- concurrency
     def map(
         self,
@@ -448,8 +339,9 @@ class LLM:
         """``[fn(x) for x in items]`` run concurrently (limit: ``settings.llm.concurrency``).
 
         Each task runs in a copy of the caller's context, so its LLM calls attach to the
-        caller's current trace step. Results keep input order; the first exception propagates.
-        ``desc`` shows a progress bar labelled with it.
+        caller's current trace step. Results keep input order; the first exception propagates
+        and the items not started yet are cancelled (a dead endpoint fails a batch once, not
+        once per item). ``desc`` shows a progress bar labelled with it.
         """
         items = list(items)
         limit = max(1, min(max_workers or self.settings.llm.concurrency, len(items) or 1))
@@ -463,9 +355,14 @@ class LLM:
                 return results
             with ThreadPoolExecutor(max_workers=limit) as pool:
                 futures = [pool.submit(contextvars.copy_context().run, fn, x) for x in items]
-                for future in as_completed(futures):
-                    future.result()
-                    bar.update(1)
+                try:
+                    for future in as_completed(futures):
+                        future.result()
+                        bar.update(1)
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
                 return [f.result() for f in futures]
         finally:
             bar.close()
@@ -476,14 +373,6 @@ class LLM:
         from ace_lab.prompts import load_prompt
 
         return self.chat(load_prompt("ping").messages(), tag="llm.ping", max_tokens=16)
-
-
-def _validates(text: str, schema: type[BaseModel]) -> bool:
-    try:
-        schema.model_validate(extract_json(text))
-    except (ValueError, ValidationError):
-        return False
-    return True
 
 
 _DEFAULT: LLM | None = None

@@ -1,12 +1,17 @@
-"""The ledger: every LLM call with its tag, tokens, latency and cache hit, summarised per tag."""
+"""The ledger: every LLM call with its tag, tokens, latency and cache hit, summarised per tag.
+
+A call's ``attempt`` is how many requests it sent (1 without retries); ``error`` is what it
+failed with, credentials masked.
+"""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pandas as pd
 
+from ace_lab.config import redact_url
 from ace_lab.evidence import LLMCall
 
 
@@ -18,6 +23,8 @@ class Ledger:
         self._lock = threading.Lock()
 
     def record(self, call: LLMCall) -> None:
+        if call.error is not None and (masked := redact_url(call.error)) != call.error:
+            call = replace(call, error=masked)
         with self._lock:
             self._calls.append(call)
 
@@ -35,7 +42,7 @@ class Ledger:
         return pd.DataFrame([asdict(c) for c in self.calls], columns=columns)
 
     def summary(self) -> pd.DataFrame:
-        """Per tag: calls, model calls, cache hits, failures, tokens, latency."""
+        """Per tag: calls, model calls, cache hits, failures, retries, tokens, latency."""
         df = self.frame()
         if df.empty:
             return pd.DataFrame(
@@ -44,6 +51,7 @@ class Ledger:
                     "model_calls",
                     "cache_hits",
                     "failures",
+                    "retries",
                     "prompt_tokens",
                     "completion_tokens",
                     "latency_s",
@@ -57,6 +65,7 @@ class Ledger:
                 "model_calls": grouped["cache_hit"].apply(lambda s: int((~s).sum())),
                 "cache_hits": grouped["cache_hit"].sum().astype(int),
                 "failures": grouped["error"].apply(lambda s: int(s.notna().sum())),
+                "retries": grouped["attempt"].apply(lambda s: int((s - 1).clip(lower=0).sum())),
                 "prompt_tokens": grouped["prompt_tokens"].sum(),
                 "completion_tokens": grouped["completion_tokens"].sum(),
                 "latency_s": grouped["latency_s"].sum().round(3),

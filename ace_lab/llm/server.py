@@ -5,14 +5,20 @@ notebook, the CLI and the tests. Its pid, port and model are kept in a state fil
 dir; ``start`` reuses a live server of the same tier and weights, ``stop`` ends it by pid
 (SIGTERM, wait, then SIGKILL: a process serving xllamacpp may ignore SIGTERM for a while).
 
+A state file can outlive its server and its pid be reused by any process, so a pid is only
+signalled once shown to be *our* server (:func:`is_our_server`); a stale state file is removed
+without a signal. Signals go through a pidfd, so a pid reused after the check is never hit.
+
 Run directly (``python -m ace_lab.llm.server --model PATH --port N ...``) it serves until killed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -20,13 +26,20 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock
 
 from ace_lab.config import Settings
 from ace_lab.llm.models import get_tier, prepare_model
+
+#: The only address the server binds (never a public interface).
+HOST = "127.0.0.1"
+#: ``-m`` target of the server process, the mark :func:`is_our_server` looks for.
+SERVER_MODULE = "ace_lab.llm.server"
 
 
 class ServerError(RuntimeError):
@@ -45,10 +58,17 @@ class ServerInfo:
     parallel: int
     log_path: str
     started_at: float
+    proc_start: int | None = None  # the process's start time in clock ticks (/proc/<pid>/stat)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pid, int) or isinstance(self.pid, bool) or not 0 < self.pid < 2**31:
+            raise TypeError(f"pid must be a positive int, got {self.pid!r}")  # kill(0|-1) = many
+        if not isinstance(self.port, int) or not 0 < self.port < 65536:
+            raise TypeError(f"port must be an int in 1..65535, got {self.port!r}")
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{HOST}:{self.port}/v1"
 
 
 def _state_dir(settings: Settings) -> Path:
@@ -76,7 +96,7 @@ def _pid_alive(pid: int) -> bool:
 
 def _healthy(port: int, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=timeout) as r:
+        with urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=timeout) as r:
             return r.status == 200
     except (urllib.error.URLError, OSError, TimeoutError):
         return False
@@ -84,34 +104,97 @@ def _healthy(port: int, timeout: float = 2.0) -> bool:
 
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        return sock.connect_ex(("127.0.0.1", port)) != 0
+        return sock.connect_ex((HOST, port)) != 0
 
 
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((HOST, 0))
         return sock.getsockname()[1]
 
 
-def status(settings: Settings, tier: str | None = None) -> ServerInfo | None:
-    """The live server for ``tier`` (default: the configured one), or None.
-
-    A state file whose process is gone or unhealthy is removed.
-    """
-    tier = tier or settings.llm.tier
-    path = _state_path(settings, tier)
+def _read_state(path: Path) -> ServerInfo | None:
+    """The state file's server, or None (an unreadable or invalid file is removed)."""
     if not path.is_file():
         return None
     try:
-        info = ServerInfo(**json.loads(path.read_text()))
-    except (ValueError, TypeError):
+        return ServerInfo(**json.loads(path.read_text()))
+    except (ValueError, TypeError, OSError):
         path.unlink(missing_ok=True)
         return None
-    if _pid_alive(info.pid) and _healthy(info.port):
-        return info
-    if not _pid_alive(info.pid):
+
+
+def status(settings: Settings, tier: str | None = None) -> ServerInfo | None:
+    """The live server for ``tier`` (default: the configured one), or None; a state file
+    whose process is gone or is not our server (its pid reused) is removed."""
+    tier = tier or settings.llm.tier
+    path = _state_path(settings, tier)
+    info = _read_state(path)
+    if info is None:
+        return None
+    if not (_pid_alive(info.pid) and is_our_server(info)):
         path.unlink(missing_ok=True)
-    return None
+        return None
+    return info if _healthy(info.port) else None
+
+
+# ------------------------------------------------------------------------ process identity
+def proc_start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks since boot (field 22 of ``/proc/<pid>/stat``)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(") ", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    return [arg.decode("utf-8", "replace") for arg in raw.split(b"\0")[:-1]]
+
+
+def _arg(cmd: list[str], flag: str) -> str | None:
+    return cmd[cmd.index(flag) + 1] if flag in cmd[:-1] else None
+
+
+def is_our_server(info: ServerInfo) -> bool:
+    """Whether ``info.pid`` is the server process ``start`` launched for ``info``.
+
+    All must hold: the process belongs to this user; it leads its own session (``start`` starts
+    it with ``start_new_session``); its command line runs ``-m ace_lab.llm.server`` with the
+    state's model, alias and port; and it started at the recorded clock tick (state files
+    written before that was recorded: within 5 s of ``started_at``). Unknowable means no.
+    """
+    pid = info.pid
+    try:
+        owner = os.stat(f"/proc/{pid}").st_uid
+        session = os.getsid(pid)
+    except OSError:
+        return False
+    cmd = _cmdline(pid)
+    if owner != os.getuid() or session != pid or not cmd:
+        return False
+    module = any(a == "-m" and b == SERVER_MODULE for a, b in itertools.pairwise(cmd))
+    wanted = {"--model": info.model_path, "--alias": info.tier, "--port": str(info.port)}
+    if not module or any(_arg(cmd, flag) != value for flag, value in wanted.items()):
+        return False
+    ticks = proc_start_ticks(pid)
+    if info.proc_start is not None:
+        return ticks == info.proc_start
+    return ticks is not None and abs(_ticks_to_epoch(ticks) - info.started_at) <= 5.0
+
+
+def _ticks_to_epoch(ticks: int) -> float:
+    try:
+        with open("/proc/stat") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith("btime "))
+    except (OSError, StopIteration, ValueError):
+        return float("nan")
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _log_tail(path: Path, lines: int = 20) -> str:
@@ -137,7 +220,7 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
         port = settings.llm.port if _port_free(settings.llm.port) else _free_port()
         log_path = state_dir / f"{tier}.log"
         cmd = [
-            sys.executable, "-m", "ace_lab.llm.server",
+            sys.executable, "-m", SERVER_MODULE,
             "--model", str(model_path),
             "--alias", tier,
             "--port", str(port),
@@ -164,6 +247,7 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             parallel=settings.llm.parallel,
             log_path=str(log_path),
             started_at=time.time(),
+            proc_start=proc_start_ticks(proc.pid),
         )
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
@@ -173,47 +257,116 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
                     f"log {log_path}:\n{_log_tail(log_path)}"
                 )
             if _healthy(port):
-                _state_path(settings, tier).write_text(json.dumps(asdict(info), indent=2))
+                _write_state(_state_path(settings, tier), info)
                 return info
             time.sleep(0.25)
         _terminate(proc.pid)
+        proc.poll()  # reap it
         raise ServerError(
             f"local LLM server for tier {tier!r} did not become healthy within {wait_s:.0f} s; "
             f"log {log_path}:\n{_log_tail(log_path)}"
         )
 
 
-def _terminate(pid: int, grace_s: float = 10.0) -> None:
+def _write_state(path: Path, info: ServerInfo) -> None:  # atomic: never read half-written
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(asdict(info), indent=2))
+    os.replace(tmp, path)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd for ``pid`` (None where unsupported or the process is gone)."""
     try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not _pid_alive(pid):
-            return
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
+
+
+def _signal(pid: int, pidfd: int | None, sig: int) -> bool:
+    """Send ``sig``; False when the process is already gone."""
+    try:
+        if pidfd is not None:
+            signal.pidfd_send_signal(pidfd, sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _exited(pid: int, pidfd: int | None, timeout: float) -> bool:
+    if pidfd is not None:  # a pidfd turns readable when its process exits
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(timeout * 1000))
+    deadline = time.monotonic() + timeout
+    while _pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.1)
+    return True
+
+
+def _terminate(pid: int, grace_s: float = 10.0, verify: Callable[[], bool] | None = None) -> bool:
+    """SIGTERM, wait up to ``grace_s``, then SIGKILL ``pid``; False if nothing was signalled.
+
+    ``verify`` is checked after a pidfd is opened (so the process it vouches for is the one
+    the pidfd holds) and, without a pidfd, again before SIGKILL.
+    """
+    if pid <= 0:
+        return False
+    pidfd = _pidfd(pid)
     try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return
+        if verify is not None and not verify():
+            return False
+        if not _signal(pid, pidfd, signal.SIGTERM):
+            return False
+        if _exited(pid, pidfd, grace_s):
+            return True
+        if pidfd is None and verify is not None and not verify():
+            return True  # gone, and the pid already belongs to another process
+        _signal(pid, pidfd, signal.SIGKILL)
+        _exited(pid, pidfd, grace_s)
+        return True
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def stop(settings: Settings, tier: str | None = None) -> bool:
-    """Stop the server for ``tier`` by pid; True if one was running."""
+    """Stop the server for ``tier`` by pid; True if one was running.
+
+    A state file naming a process that is not our server (see :func:`is_our_server`) is
+    removed without signalling anything.
+    """
     tier = tier or settings.llm.tier
     path = _state_path(settings, tier)
-    if not path.is_file():
+    info = _read_state(path)
+    if info is None:
         return False
     try:
-        info = ServerInfo(**json.loads(path.read_text()))
-    except (ValueError, TypeError):
+        return _pid_alive(info.pid) and _terminate(info.pid, verify=lambda: is_our_server(info))
+    finally:
         path.unlink(missing_ok=True)
-        return False
-    was_alive = _pid_alive(info.pid)
-    _terminate(info.pid)
-    path.unlink(missing_ok=True)
-    return was_alive
+
+
+def server_params(
+    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str
+) -> Any:
+    """The ``xllamacpp.CommonParams`` :func:`serve` runs with: bound to :data:`HOST` only."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = model
+    params.model_alias = alias
+    params.hostnames = [HOST]
+    params.port = port
+    params.n_parallel = parallel
+    params.n_ctx = ctx_size * parallel  # llama.cpp splits n_ctx across the parallel slots
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.cache_prompt = True  # reuse the shared prompt prefix (fixed instructions first)
+    return params
 
 
 def serve(
@@ -221,17 +374,7 @@ def serve(
 ) -> None:  # pragma: no cover - runs in the server process
     import xllamacpp
 
-    params = xllamacpp.CommonParams()
-    params.model.path = model
-    params.model_alias = alias
-    params.hostnames = ["127.0.0.1"]
-    params.port = port
-    params.n_parallel = parallel
-    params.n_ctx = ctx_size * parallel  # llama.cpp splits n_ctx across the parallel slots
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
-    params.cache_prompt = True  # reuse the shared prompt prefix (fixed instructions first)
-    server = xllamacpp.Server(params)
+    server = xllamacpp.Server(server_params(model, port, threads, ctx_size, parallel, alias))
     print(f"ace_lab llm server: {alias} on {server.listening_address}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     while True:

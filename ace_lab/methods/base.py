@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ace_lab.ace.backbone import Retriever
-from ace_lab.ace.pdr import tag
-from ace_lab.evidence import Answer, Context, Trace
+from ace_lab.evidence import Answer, Context, Retriever, Trace, tag
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
 
@@ -49,6 +47,7 @@ class RetrieveThenGenerate:
             with trace.step("retrieve:base", query=query, mode=self.mode) as step:
                 step.queries.append(query)
                 items = tag(self.retriever.retrieve(query, self.mode), "base", 0, mode=self.mode)
+                step.add(items)
                 step.outputs.update(evidence=[e.id for e in items], n=len(items))
             context = Context(items)
             with trace.step("generate", prompt_style=self.prompt_style, task=task) as step:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ace_lab.eval.metrics import extract_final_answer
 from ace_lab.llm import LLM
+from ace_lab.methods.final_answer import extract_final_answer
 from ace_lab.prompts import load_prompt
 
 Task = Literal["qa", "qfs"]

@@ -16,19 +16,24 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ace_lab.evidence import Evidence
-from ace_lab.methods.hirag import HiConfig, HiRetriever, fit_budget
-from ace_lab.methods.retrieval_graph import RetrievalGraph
+from ace_lab.bounded import Bounded, bounded
+from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.methods.hirag import HiConfig, HiRetriever
+from ace_lab.retrieval import RetrievalGraph
 
 GRAPHRAG_MODES = ("local+global", "local", "global")
 
 
 @dataclass(frozen=True)
-class GraphRAGConfig:
+class GraphRAGConfig(Bounded):
+    """GraphRAG local (entities + their communities' reports) and global (top reports)."""
+
     local: HiConfig = field(default_factory=lambda: HiConfig(top_summaries=0, bridge_paths=0))
-    community_reports: int = 2  # reports of the seed entities' communities (local mode)
-    global_reports: int = 4
-    budget_tokens: int = 1500
+    community_reports: int = bounded(
+        2, lo=0, hi=50, help="reports of the seed entities' communities (local mode)"
+    )
+    global_reports: int = bounded(4, lo=0, hi=100, help="best-matching reports (global mode)")
+    budget_tokens: int = bounded(1500, lo=0, hi=100_000, help="token cap of one retrieval call")
 
 
 class GraphRAGRetriever:

@@ -40,10 +40,10 @@ from typing import Literal
 
 import igraph as ig
 
-from ace_lab.evidence import Evidence
-from ace_lab.graph.index import STRUCTURAL_EDGE_TYPES
-from ace_lab.methods.hirag import fit_budget
-from ace_lab.methods.retrieval_graph import RetrievalGraph
+from ace_lab.bounded import Bounded, bounded
+from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.graph.seeds import STRUCTURAL_EDGE_TYPES
+from ace_lab.retrieval import RetrievalGraph
 
 HIPPO_MODES = ("ppr",)
 SeedMatch = Literal["lexical", "any"]
@@ -52,32 +52,28 @@ _NOT_ENTITIES = ("Chunk", "Summary", "Community")
 
 
 @dataclass(frozen=True)
-class HippoConfig:
+class HippoConfig(Bounded):
     """HippoRAG's knobs. ``damping`` is the continuation probability (restart = 1 - damping).
 
     ``weighted`` uses edge weights in the walk (HippoRAG does); ``budget_tokens`` caps one
     retrieval call (None: no cap) and defaults to HiRAG's so baselines answer from equal sizes.
     """
 
-    top_seeds: int = 5
-    top_passages: int = 5
-    damping: float = 0.5
-    include_seeds: bool = True
-    seed_match: SeedMatch = "lexical"
-    weighted: bool = True
-    budget_tokens: int | None = 1500
-
-    def __post_init__(self) -> None:
-        if self.top_seeds < 0 or self.top_passages < 0:
-            raise ValueError("HippoConfig.top_seeds and top_passages must be >= 0")
-        if not 0.0 <= self.damping < 1.0:
-            raise ValueError(f"HippoConfig.damping must be in [0, 1), got {self.damping}")
-        if self.seed_match not in ("lexical", "any"):
-            raise ValueError(
-                f"HippoConfig.seed_match must be 'lexical' or 'any', got {self.seed_match!r}"
-            )
-        if self.budget_tokens is not None and self.budget_tokens < 0:
-            raise ValueError(f"HippoConfig.budget_tokens must be >= 0, got {self.budget_tokens}")
+    top_seeds: int = bounded(5, lo=0, hi=100, help="phrase nodes that seed the walk")
+    top_passages: int = bounded(5, lo=0, hi=200, help="passages with the most PPR mass")
+    damping: float = bounded(
+        0.5, lo=0.0, hi=0.99, help="continuation probability of the walk (restart = 1 - damping)"
+    )
+    include_seeds: bool = bounded(True, help="list the seed phrases before the passages")
+    seed_match: SeedMatch = bounded(
+        "lexical",
+        choices=("lexical", "any"),
+        help="lexical: a seed must share a word with the query; any: best index hits",
+    )
+    weighted: bool = bounded(True, help="use edge weights in the walk (HippoRAG does)")
+    budget_tokens: int | None = bounded(
+        1500, lo=0, hi=100_000, help="token cap of one retrieval call (None: no cap)"
+    )
 
 
 @dataclass(frozen=True)

@@ -20,36 +20,25 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ace_lab.evidence import Context, Evidence
-from ace_lab.graph.hierarchy import bridge_paths
-from ace_lab.methods.retrieval_graph import RetrievalGraph
+from ace_lab.bounded import Bounded, bounded
+from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.retrieval import RetrievalGraph, bridge_paths
 
 HI_MODES = ("hi", "hi_local", "hi_global")
 
 
 @dataclass(frozen=True)
-class HiConfig:
+class HiConfig(Bounded):
     """How much each HiRAG mode retrieves; ``budget_tokens`` caps one retrieval call."""
 
-    top_entities: int = 8
-    top_relations: int = 8
-    top_passages: int = 4
-    top_summaries: int = 3
-    top_reports: int = 2
-    bridge_paths: int = 3
-    bridge_max_hops: int = 4
-    budget_tokens: int = 1500
-
-    def __post_init__(self) -> None:
-        for name, value in self.__dict__.items():
-            if int(value) < 0:
-                raise ValueError(f"HiConfig.{name} must be >= 0, got {value}")
-
-
-def fit_budget(items: list[Evidence], budget_tokens: int | None) -> list[Evidence]:
-    """Items in order while they fit ``budget_tokens`` (see ``Context.fit``)."""
-    kept, _ = Context(items).fit(budget_tokens)
-    return kept
+    top_entities: int = bounded(8, lo=0, hi=200, help="base entities seeded by the query")
+    top_relations: int = bounded(8, lo=0, hi=200, help="relations among the seed entities")
+    top_passages: int = bounded(4, lo=0, hi=200, help="source passages of the seeds")
+    top_summaries: int = bounded(3, lo=0, hi=100, help="summary entities (global mode)")
+    top_reports: int = bounded(2, lo=0, hi=100, help="community reports (global mode)")
+    bridge_paths: int = bounded(3, lo=0, hi=50, help="shortest paths local ↔ global (bridge)")
+    bridge_max_hops: int = bounded(4, lo=1, hi=10, help="longest bridge path, in hops")
+    budget_tokens: int = bounded(1500, lo=0, hi=100_000, help="token cap of one retrieval call")
 
 
 def _rank_scores(ids: list[str]) -> dict[str, float]:

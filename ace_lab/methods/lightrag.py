@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from ace_lab.evidence import Evidence
-from ace_lab.graph.index import STRUCTURAL_EDGE_TYPES
-from ace_lab.methods.hirag import fit_budget
-from ace_lab.methods.retrieval_graph import EdgeInfo, RetrievalGraph
+from ace_lab.bounded import Bounded, bounded
+from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.graph.seeds import STRUCTURAL_EDGE_TYPES
+from ace_lab.retrieval import EdgeInfo, RetrievalGraph
 
 LIGHTRAG_MODES = ("hybrid", "local", "global")
 
@@ -43,21 +43,18 @@ _NOT_ENTITIES = ("Chunk", "Summary", "Community")
 
 
 @dataclass(frozen=True)
-class LightRAGConfig:
+class LightRAGConfig(Bounded):
     """How much each side retrieves; ``budget_tokens`` caps one retrieval call (None: no cap).
 
     The defaults match HiRAG's local context so the baselines answer from contexts of one size.
     """
 
-    top_entities: int = 8
-    top_relations: int = 8
-    top_passages: int = 4
-    budget_tokens: int | None = 1500
-
-    def __post_init__(self) -> None:
-        for name, value in self.__dict__.items():
-            if value is not None and int(value) < 0:
-                raise ValueError(f"LightRAGConfig.{name} must be >= 0, got {value}")
+    top_entities: int = bounded(8, lo=0, hi=200, help="low-level (entity) seeds")
+    top_relations: int = bounded(8, lo=0, hi=200, help="high-level (relation) seeds")
+    top_passages: int = bounded(4, lo=0, hi=200, help="source passages of the seeds")
+    budget_tokens: int | None = bounded(
+        1500, lo=0, hi=100_000, help="token cap of one retrieval call (None: no cap)"
+    )
 
 
 @dataclass(frozen=True)

@@ -9,28 +9,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ace_lab.evidence import Evidence
-from ace_lab.methods.hirag import fit_budget
-from ace_lab.methods.retrieval_graph import RetrievalGraph
+from ace_lab.bounded import Bounded, bounded
+from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.retrieval import RetrievalGraph
 
 NAIVE_MODES = ("passages",)
 
 
 @dataclass(frozen=True)
-class NaiveConfig:
+class NaiveConfig(Bounded):
     """``top_passages`` hits of the passage index, trimmed to ``budget_tokens`` (None: no cap).
 
     The budget defaults to HiRAG's so every baseline answers from contexts of the same size.
     """
 
-    top_passages: int = 5
-    budget_tokens: int | None = 1500
-
-    def __post_init__(self) -> None:
-        if self.top_passages < 0:
-            raise ValueError(f"NaiveConfig.top_passages must be >= 0, got {self.top_passages}")
-        if self.budget_tokens is not None and self.budget_tokens < 0:
-            raise ValueError(f"NaiveConfig.budget_tokens must be >= 0, got {self.budget_tokens}")
+    top_passages: int = bounded(5, lo=0, hi=200, help="passages taken from the hybrid index")
+    budget_tokens: int | None = bounded(
+        1500, lo=0, hi=100_000, help="token cap of one retrieval call (None: no cap)"
+    )
 
 
 class NaiveRetriever:

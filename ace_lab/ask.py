@@ -1,0 +1,126 @@
+"""One question through one method, with a readable account of every stage (``ace-lab ask``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ace_lab.config import Settings, load_settings
+from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.evidence import Answer, Trace
+from ace_lab.llm import LLM, get_llm
+from ace_lab.registry import graph_family, make_method
+from ace_lab.retrieval import RetrievalGraph
+
+
+@dataclass
+class Asked:
+    question: Question
+    answer: Answer
+
+
+def find_question(dataset: str, n: int, question_id: str | None, seed: int = 0) -> Question:
+    """A question of the slice by id (or the slice's first one); unknown ids list the valid ones."""
+    questions = make_slice(load_dataset(dataset), n, seed=seed).questions
+    if question_id is None:
+        return questions[0]
+    for question in questions:
+        if question.id == question_id:
+            return question
+    known = ", ".join(q.id for q in questions[:10])
+    raise KeyError(f"question {question_id!r} is not in the {dataset} n={n} slice; e.g. {known}")
+
+
+def ask(
+    method: str,
+    dataset: str,
+    n: int,
+    question_id: str | None = None,
+    *,
+    seed: int = 0,
+    graph_model: str = "qwen1.5b",
+    settings: Settings | None = None,
+    llm: LLM | None = None,
+) -> Asked:
+    settings = settings or load_settings()
+    question = find_question(dataset, n, question_id, seed)
+    graph = RetrievalGraph.load(
+        dataset, n, graph_family(method), model=graph_model, seed=seed, settings=settings
+    )
+    runner = make_method(method, graph, llm or get_llm(settings))
+    return Asked(question, runner.answer(question.question))
+
+
+@dataclass
+class Session:
+    """What a notebook needs to ask questions of one graph: settings, graph, LLM, a question."""
+
+    settings: Settings
+    graph: RetrievalGraph
+    llm: LLM
+    question: Question
+
+
+def open_session(
+    dataset: str,
+    n: int,
+    *,
+    family: str = "hierarchical",
+    question_id: str | None = None,
+    seed: int = 0,
+    tier: str | None = None,
+    graph_model: str = "qwen1.5b",
+    graphs_dir: str | Path | None = None,
+) -> Session:
+    """Load the ``family`` graph of a slice, the answering LLM and one question of the slice
+    (its first when ``question_id`` is empty)."""
+    settings = load_settings(**({"tier": tier} if tier else {}))
+    if graphs_dir:
+        settings = replace(settings, graphs_dir=Path(graphs_dir))
+    graph = RetrievalGraph.load(dataset, n, family, model=graph_model, seed=seed, settings=settings)
+    question = find_question(dataset, n, question_id or None, seed)
+    return Session(settings, graph, get_llm(settings), question)
+
+
+def _short(value: Any, limit: int = 400) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_trace(trace: Trace) -> str:
+    """Every step: timing, inputs, outputs, LLM calls and notes, one block per step."""
+    lines = []
+    for step in trace.steps:
+        cold_in = sum(c.response_prompt_tokens for c in step.llm_calls)
+        cold_out = sum(c.response_completion_tokens for c in step.llm_calls)
+        tokens = f"{cold_in}+{cold_out} tok" if step.llm_calls else ""
+        lines.append(f"== {step.name}  {step.elapsed:.2f}s  {len(step.llm_calls)} LLM  {tokens}")
+        for key, value in step.inputs.items():
+            lines.append(f"   in  {key}: {_short(value)}")
+        for key, value in step.outputs.items():
+            lines.append(f"   out {key}: {_short(value)}")
+        for call in step.llm_calls:
+            hit = " (cache hit)" if call.cache_hit else ""
+            lines.append(
+                f"   llm {call.tag}: {call.response_prompt_tokens} in / "
+                f"{call.response_completion_tokens} out, {call.latency_s:.2f}s{hit}"
+            )
+        if step.added:
+            ids = ", ".join(e.id for e in step.added[:8])
+            more = f" … (+{len(step.added) - 8})" if len(step.added) > 8 else ""
+            lines.append(f"   +{len(step.added)} evidence: {ids}{more}")
+        lines.extend(f"   - {item.id}: {why}" for item, why in step.removed)
+        lines.extend(f"   note {note}" for note in step.notes)
+    return "\n".join(lines)
+
+
+def cost_line(answer: Answer) -> str:
+    s = answer.trace.summary()
+    return (
+        f"{s['llm_calls']} LLM calls ({s['cache_hits']} cached), "
+        f"{answer.meta.get('retrieval_calls', 0)} retrieval calls, "
+        f"{s['response_prompt_tokens']} input / {s['response_completion_tokens']} output tokens, "
+        f"{s['wall_s']:.1f}s wall"
+    )

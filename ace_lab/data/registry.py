@@ -1,0 +1,167 @@
+"""The benchmark sets ace_lab knows, where each lives on disk and in which setting it is scored.
+
+:data:`DATASETS` names every set with its folder, question files, source schema and *setting*:
+
+``per_question``
+    HotpotQA (10 passages per question) and MuSiQue (20): the distractor setting, where every
+    question comes with its own small group of candidate passages.
+``shared``
+    2WikiMultihopQA (and the toy corpus): one corpus shared by all questions; a slice takes each
+    question's supporting passages plus BM25-ranked hard distractors.
+``documents``
+    GraphRAG-Bench, UltraDomain, the MS GraphRAG sets and MultiHop-RAG: whole documents that a
+    pipeline chunks and indexes as one corpus. *Anchored* document sets (UltraDomain) slice by
+    document (see :mod:`ace_lab.data.slices`).
+
+The toy corpus ships in the repository's ``data/toy``; the others live in the benchmark data
+directory that :func:`resolve_data_dir` finds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ace_lab.config import REPO_ROOT
+from ace_lab.data.records import DOCUMENTS, PER_QUESTION, SHARED, DataError
+
+#: The hand-written test corpus, the one set that needs no benchmark data directory.
+TOY = "toy"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Where a set lives and how it is evaluated (see the module docstring for ``setting``)."""
+
+    name: str
+    folder: str
+    question_files: tuple[str, ...]
+    setting: str
+    schema: str
+    passages_per_question: int | None = None
+    description: str = ""
+    anchored: bool = False  # documents set sliced by each question's BM25-best document
+
+
+def _spec(name: str, setting: str, schema: str, **kwargs: Any) -> DatasetSpec:
+    files = kwargs.pop("question_files", ("questions.json",))
+    return DatasetSpec(name, kwargs.pop("folder", name), files, setting, schema, **kwargs)
+
+
+#: Every known set by name. ``toy`` lives in the repository's ``data/toy``; the others in the
+#: benchmark data directory (:func:`resolve_data_dir`).
+DATASETS: dict[str, DatasetSpec] = {
+    spec.name: spec
+    for spec in (
+        _spec(TOY, SHARED, "standard", description="hand-written fictional corpus for tests"),
+        _spec(
+            "hotpotqa_dev_sample200",
+            PER_QUESTION,
+            "standard",
+            passages_per_question=10,
+            description="HotpotQA dev, distractor setting",
+        ),
+        _spec(
+            "hotpotqa_train_sample100_hipporag",
+            PER_QUESTION,
+            "standard",
+            passages_per_question=10,
+            description="HotpotQA train sample (HippoRAG v1)",
+        ),
+        _spec(
+            "musique_dev_sample292",
+            PER_QUESTION,
+            "musique",
+            passages_per_question=20,
+            description="MuSiQue-Ans dev, 20 paragraphs per question",
+        ),
+        _spec(
+            "musique_train_sample100_hipporag",
+            PER_QUESTION,
+            "musique",
+            passages_per_question=20,
+            description="MuSiQue train sample (HippoRAG v1)",
+        ),
+        _spec(
+            "2wikimultihopqa_hipporag1000",
+            SHARED,
+            "2wiki",
+            description="2WikiMultihopQA, HippoRAG shared corpus, derived supports",
+        ),
+        _spec("graphragbench_medical", DOCUMENTS, "graphragbench", description="one medical doc"),
+        _spec("graphragbench_novel", DOCUMENTS, "graphragbench", description="20 novels"),
+        _spec(
+            "ultradomain_mix",
+            DOCUMENTS,
+            "ultradomain",
+            question_files=("questions_ultradomain130.json", "questions_lightrag_generated.json"),
+            description="UltraDomain mix, no gold answers (pairwise judging)",
+            anchored=True,
+        ),
+        _spec("msgraphrag_podcast", DOCUMENTS, "msgraphrag", description="podcast transcripts"),
+        _spec(
+            "msgraphrag_msft_transcripts",
+            DOCUMENTS,
+            "msgraphrag",
+            description="earnings-call transcripts, single/multi-transcript questions",
+        ),
+        _spec("multihoprag_small20", DOCUMENTS, "multihoprag", description="news articles"),
+    )
+}
+
+
+def _repo_root() -> Path:
+    """The checkout root; falls back to the package's parent when pyproject.toml is absent."""
+    return REPO_ROOT or Path(__file__).resolve().parents[2]
+
+
+def resolve_data_dir(settings_data_dir: Path | None = None) -> Path:
+    """The benchmark data directory.
+
+    Order: ``settings_data_dir``, else ``ACE_LAB_DATA``; then ``../shared/data`` next to the
+    repository root and next to the working directory; then the repository's own ``data/``
+    (which holds only the toy corpus). An explicit directory that does not exist is an error
+    rather than a silent fallback, so a typo never evaluates on the wrong data.
+    """
+    explicit = settings_data_dir or (Path(v) if (v := os.environ.get("ACE_LAB_DATA")) else None)
+    if explicit is not None:
+        explicit = Path(explicit).expanduser()
+        if not explicit.is_dir():
+            raise DataError(f"data directory {explicit} does not exist (explicit or ACE_LAB_DATA)")
+        return explicit.resolve()
+    tried = [
+        _repo_root().parent / "shared" / "data",
+        Path.cwd().parent / "shared" / "data",
+        _repo_root() / "data",
+    ]
+    for candidate in tried:
+        if candidate.is_dir():
+            return candidate.resolve()
+    listing = ", ".join(str(p) for p in tried)
+    raise DataError(f"no benchmark data directory found; set ACE_LAB_DATA. Tried: {listing}")
+
+
+def dataset_dir(spec: DatasetSpec, data_dir: Path | None = None) -> Path:
+    """The folder holding ``spec``'s files (the repository's ``data/`` for the toy corpus)."""
+    if spec.name == TOY:
+        return _repo_root() / "data" / spec.folder
+    return resolve_data_dir(data_dir) / spec.folder
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """The registry entry of ``name``; a ``KeyError`` listing the known sets otherwise."""
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}") from None
+
+
+def list_datasets(data_dir: Path | None = None) -> list[str]:
+    """Names of the sets present on this machine, in :data:`DATASETS` order (toy always)."""
+    return [
+        name
+        for name, spec in DATASETS.items()
+        if (dataset_dir(spec, data_dir) / spec.question_files[0]).is_file()
+    ]

@@ -1,0 +1,80 @@
+"""Saving matplotlib figures reproducibly, and the data-set overview plots (notebook 00).
+
+``save_figure`` is the one place a figure is written: PNG and PDF by default, with no creation
+date or software version in their metadata and a fixed SVG hash salt, so saving an unchanged
+figure again gives the same bytes and rerunning the notebooks leaves git clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+#: Metadata per format that would otherwise change on every save (dates, versions).
+_METADATA: dict[str, dict[str, Any]] = {
+    "png": {"Software": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
+    "svg": {"Date": None, "Creator": None},
+}
+
+
+def save_figure(
+    fig: plt.Figure,
+    name: str | Path,
+    figures_dir: Path | str | None = None,
+    formats: Sequence[str] = ("png", "pdf"),
+    dpi: int = 150,
+) -> list[Path]:
+    """Write ``fig`` to ``figures_dir/name.<format>`` (or ``name`` as a path stem when no
+    ``figures_dir`` is given) for each format; return the paths.
+
+    PNGs are rendered at ``dpi``; vector formats keep the figure's own dpi. Byte-identical
+    for an unchanged figure: no dates or versions in the metadata, SVG ids from a fixed salt.
+    """
+    stem = Path(figures_dir) / name if figures_dir is not None else Path(name)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with mpl.rc_context({"svg.hashsalt": "ace_lab"}):
+        for fmt in formats:
+            path = stem.parent / f"{stem.name}.{fmt}"
+            extra: dict[str, Any] = {"dpi": dpi} if fmt == "png" else {}
+            fig.savefig(path, format=fmt, bbox_inches="tight", metadata=_METADATA.get(fmt), **extra)
+            paths.append(path)
+    return paths
+
+
+def plot_question_types(type_counts: Mapping[str, pd.Series]) -> plt.Figure:
+    """Horizontal stacked bars: questions per data set, split by question type."""
+    table = pd.DataFrame({name: counts for name, counts in type_counts.items()}).T.fillna(0)
+    table = table.loc[table.sum(axis=1).sort_values().index]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(table) + 1.5))
+    # tab20 + tab20b: 40 distinct colours, so no two question types share one
+    colours = [*plt.cm.tab20.colors, *plt.cm.tab20b.colors]
+    table.plot.barh(stacked=True, ax=ax, width=0.75, color=colours[: len(table.columns)])
+    ax.set_xlabel("questions (development split)")
+    ax.set_ylabel("")
+    ax.set_title("Questions per data set and type")
+    ax.legend(fontsize=7, ncols=2, loc="lower right", frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_length_distributions(
+    lengths: Mapping[str, np.ndarray], unit: str = "tokens", title: str = ""
+) -> plt.Figure:
+    """One box per data set (log scale): how long the passages or documents are."""
+    names = list(lengths)
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(names) + 1.5))
+    ax.boxplot([np.asarray(lengths[n]) for n in names], orientation="horizontal", showfliers=False)
+    ax.set_yticks(range(1, len(names) + 1), names)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"length ({unit}, log scale)")
+    ax.set_title(title or "Passage / document length per data set")
+    fig.tight_layout()
+    return fig

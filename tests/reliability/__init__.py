@@ -1,0 +1,1 @@
+"""The reliability suite: properties measured under malformed, hostile and faulty input."""

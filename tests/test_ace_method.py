@@ -1,0 +1,68 @@
+"""ace_lab.ace.method: Full, Adaptive and fixed-policy ACE end to end on the toy graph, every
+stage recorded in the trace (scripted LLM for control flow; the smoke model for integration)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ace_lab.data import load_dataset
+from ace_lab.llm import LLM
+from ace_lab.registry import make_method
+from tests.conftest import ScriptedClient, ace_reply
+
+STAGES = ["retrieve:base", "policy", "plan", "retrieve:depth", "retrieve:breadth", "merge", "adapt"]
+
+
+def test_full_and_adaptive_trace_every_stage(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    query = load_dataset("toy").questions[0].question
+    full = make_method("ace-full", toy_graph, llm).answer(query)
+    assert full.text == "Brinemouth"
+    assert [s.name for s in full.trace.steps] == [*STAGES, "generate"]
+    assert full.meta["retrieval_calls"] == 3 and full.meta["policy"]["label"] == (
+        "gap+depth+breadth+prune"
+    )
+    assert full.trace.summary()["llm_calls"] == 2  # planner + generation
+    merged = full.trace.find("merge").added
+    assert {e.branch for e in merged} >= {"base"} and all(e.meta["provenance"] for e in merged)
+    assert full.trace.refined and full.trace.first_retrieval() == full.trace.steps[0].added
+
+    adaptive = make_method("ace-adaptive", toy_graph, llm).answer(query)
+    names = [s.name for s in adaptive.trace.steps]
+    assert names[:2] == ["retrieve:base", "route"] and "retrieve:breadth" not in names
+    assert adaptive.meta["topology"] == "POINT" and adaptive.meta["retrieval_calls"] == 2
+    assert adaptive.trace.summary()["llm_calls"] == 3
+
+
+def test_fixed_multires_makes_one_llm_call_and_three_retrievals(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    answer = make_method("ace-fixed-multires", toy_graph, llm).answer("tidal lantern museum")
+    assert answer.trace.summary()["llm_calls"] == 1 and answer.meta["retrieval_calls"] == 3
+    assert answer.meta["plan"]["queries"] == {
+        "depth": "tidal lantern museum",
+        "breadth": "tidal lantern museum",
+    }
+
+
+@pytest.mark.integration
+def test_full_and_adaptive_with_the_smoke_model(settings, toy_graph):
+    from ace_lab.llm import server
+
+    llm = LLM(settings)
+    query = load_dataset("toy").questions[1].question
+    try:
+        for name in ("ace-full", "ace-adaptive"):
+            answer = make_method(name, toy_graph, llm).answer(query)
+            steps = {s.name: s for s in answer.trace.steps}
+            assert {"retrieve:base", "policy", "plan", "merge", "adapt", "generate"} <= set(steps)
+            assert steps["generate"].llm_calls and answer.meta["raw"]
+            assert answer.context.evidence
+            if name == "ace-adaptive":
+                assert steps["route"].outputs["topology"] in (
+                    "POINT",
+                    "CONTRAST",
+                    "CHAIN",
+                    "OVERVIEW",
+                )
+    finally:
+        server.stop(settings)

@@ -1,0 +1,22 @@
+"""Tests for ace_lab.data.overview: the per-set summary table and its helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ace_lab.data import dataset_overview, load_dataset, passage_lengths, question_type_counts
+from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir
+
+
+def test_overview_helpers_on_toy() -> None:
+    ds = load_dataset("toy")
+    counts = question_type_counts(ds)
+    assert counts["bridge"] == 4 and counts.sum() == 8
+    lengths = passage_lengths(ds)
+    assert lengths.shape == (16,) and (lengths > 20).all()
+
+
+def test_overview_of_a_fake_data_dir(tmp_path: Path) -> None:
+    fake_dataset_dir(tmp_path, FAKE_PASSAGES, [FAKE_QUESTION])
+    overview = dataset_overview(tmp_path)
+    assert list(overview["name"]) == ["toy", "hotpotqa_dev_sample200"]

@@ -1,0 +1,32 @@
+"""Tests for ace_lab.data.registry: the set table, finding the data directory, listing sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ace_lab.data import DATASETS, DOCUMENTS, TOY, DataError, list_datasets, resolve_data_dir
+from ace_lab.data.registry import get_spec
+from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir
+
+
+def test_registry_table_and_lookup() -> None:
+    assert next(iter(DATASETS)) == TOY
+    assert get_spec("ultradomain_mix").anchored and get_spec("ultradomain_mix").setting == DOCUMENTS
+    assert get_spec("musique_dev_sample292").passages_per_question == 20
+    with pytest.raises(KeyError, match="unknown dataset"):
+        get_spec("no_such_set")
+
+
+def test_fake_data_dir_lists_its_sets(tmp_path: Path) -> None:
+    fake_dataset_dir(tmp_path, FAKE_PASSAGES, [FAKE_QUESTION])
+    assert list_datasets(tmp_path) == ["toy", "hotpotqa_dev_sample200"]
+
+
+def test_resolve_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve_data_dir(tmp_path) == tmp_path.resolve()
+    monkeypatch.setenv("ACE_LAB_DATA", str(tmp_path))
+    assert resolve_data_dir() == tmp_path.resolve()
+    with pytest.raises(DataError, match="does not exist"):
+        resolve_data_dir(tmp_path / "missing")

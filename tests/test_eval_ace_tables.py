@@ -1,0 +1,113 @@
+"""ace_lab.eval.ace_tables: ACE's router tables, ablations and router controls on a synthetic
+results frame with known answers (``synthetic_results`` in conftest)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ace_lab.eval import ace_tables as tables
+from tests.conftest import synthetic_results
+
+
+def test_topology_methods_follow_policy_labels_and_accept_the_ablation_alias():
+    assert tables.topology_methods([]) == {
+        "POINT": "ace-fixed:gap+depth+prune",
+        "CONTRAST": "ace-fixed:gap+breadth+prune",
+        "CHAIN": "ace-fixed:gap+depth+breadth",
+        "OVERVIEW": "ace-fixed:depth+breadth+prune",
+    }
+    # Each topology policy is one ablation of Full-ACE: its run serves the control too.
+    assert tables.topology_methods(["ace-wo-breadth", "ace-wo-gap"]) == {
+        "POINT": "ace-wo-breadth",
+        "CONTRAST": "ace-fixed:gap+breadth+prune",
+        "CHAIN": "ace-fixed:gap+depth+breadth",
+        "OVERVIEW": "ace-wo-gap",
+    }
+
+
+def test_topology_runs_table_and_ablation_methods():
+    runs = tables.topology_runs_table().set_index("topology")["runs (either)"]
+    assert runs["POINT"] == "ace-wo-breadth or ace-fixed:gap+depth+prune"
+    assert list(runs.index) == ["POINT", "CONTRAST", "CHAIN", "OVERVIEW"]
+    wanted = tables.ablation_methods("ace-full", ["ace-wo-gap"], "ace-adaptive")
+    assert wanted[:3] == ["ace-full", "ace-wo-gap", "ace-adaptive"]
+    assert "ace-fixed:gap+depth+breadth" in wanted and "ace-wo-pruning" in wanted
+
+
+def test_router_tables():
+    df = synthetic_results()
+    dist = tables.router_distribution(df).set_index("topology")
+    assert list(dist.index) == ["POINT", "CONTRAST", "CHAIN", "OVERVIEW"]
+    assert list(dist["count"]) == [3, 1, 1, 1] and dist.loc["POINT", "share"] == 0.5
+    assert dist.loc["CONTRAST", "name"] == "Edge"
+
+    change = tables.f1_change_by_topology(df).set_index("topology")
+    assert change.loc["POINT", "n"] == 3
+    assert change.loc["POINT", "diff"] == pytest.approx(0.0)  # [1,1,0] vs [1,1,0]
+    assert change.loc["CONTRAST", "diff"] == pytest.approx(1.0)
+    assert change.loc["OVERVIEW", "diff"] == pytest.approx(-1.0)
+    assert change.loc["all", "n"] == 6 and change.loc["all", "diff"] == pytest.approx(0.0)
+
+    unrecorded = df.drop(columns="topology")  # records without a router label
+    dist = tables.router_distribution(unrecorded)
+    assert list(dist["count"]) == [0, 0, 0, 0] and list(dist["share"]) == [0.0] * 4
+    with pytest.raises(KeyError, match="ace-adaptive"):
+        tables.router_distribution(df[df["method"] != "ace-adaptive"])
+
+
+def test_ablation_with_oracle_and_shuffled_router():
+    df = synthetic_results()
+    fixed = list(tables.topology_methods([]).values())
+    table = tables.ablation_table(df, ["ace-full", "ace-adaptive", "ace-wo-gap"], fixed)
+    rows = table.set_index("method")
+    assert rows.loc["ace-full", "F1"] == pytest.approx(4 / 6)
+    assert rows.loc["ace-wo-gap", "note"] == "missing run" and rows.loc["ace-wo-gap", "n"] == 0
+    oracle = rows.loc["oracle best fixed"]
+    assert oracle["F1"] == pytest.approx(0.35) and oracle["note"].startswith(fixed[0])
+    shuffled = rows.loc["shuffled router"]
+    assert shuffled["n"] == 6 and shuffled["F1"] == pytest.approx(0.35)
+    assert shuffled["F1_sd"] == pytest.approx(0.0, abs=1e-12)
+
+    # The policy CHAIN maps to is missing: the control is skipped, and says why.
+    without = df[df["method"] != tables.topology_methods([])["CHAIN"]]
+    skipped = tables.ablation_table(without, ["ace-adaptive"], fixed).set_index("method")
+    assert "missing runs: ace-fixed:gap+depth+breadth" in skipped.loc["shuffled router", "note"]
+    assert pd.isna(skipped.loc["shuffled router", "F1"])
+    assert "missing runs" in skipped.loc["oracle best fixed", "note"]
+
+    # Policies that differ make the shuffled average vary.
+    varied = df.copy()
+    point = varied["method"] == tables.topology_methods([])["POINT"]
+    varied.loc[point, "f1"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    shuffled = tables.ablation_table(varied, [], fixed).set_index("method").loc["shuffled router"]
+    assert shuffled["F1_sd"] > 0
+
+
+def test_f1_text_formats_each_kind_of_row():
+    row = {"method": "ace-full", "F1": 0.5, "F1_low": 0.25, "F1_high": 0.75, "F1_sd": None}
+    assert tables.f1_text(row) == "0.500 [0.250, 0.750]"
+    assert tables.f1_text(row | {"F1_low": float("nan")}) == "0.500"
+    shuffled = row | {"method": "shuffled router", "F1_sd": 0.1}
+    assert tables.f1_text(shuffled) == "0.500 ± 0.100 (sd over permutations)"
+    assert tables.f1_text(row | {"F1": float("nan")}) == ""
+
+
+def test_ablation_report_orders_rows_and_pairs_against_full():
+    df = synthetic_results()
+    # ace-wo-gap is missing: a row marked missing, with no difference against Full.
+    table = tables.ablation_report(df, "ace-full", ["ace-wo-gap"], "ace-adaptive")
+    assert list(table["method"]) == [
+        "ace-full", "ace-wo-gap", "oracle best fixed", "shuffled router", "ace-adaptive",
+    ]  # fmt: skip
+    assert set(tables.ABLATION_VIEW) <= set(table.columns)
+    rows = table.set_index("method")
+    assert rows.loc["ace-full", "F1 [95% CI]"].startswith("0.667 [")
+    assert (
+        rows.loc["ace-wo-gap", "F1 [95% CI]"] == "" and rows.loc["ace-wo-gap", "ΔF1 vs Full"] == ""
+    )
+    assert rows.loc["ace-adaptive", "ΔF1 vs Full"].startswith("+0.000 [")
+    assert rows.loc["ace-full", "ΔF1 vs Full"] == ""
+    assert rows.loc["shuffled router", "F1 [95% CI]"].endswith("(sd over permutations)")
+    # The oracle's candidates are Full-ACE and every ace-fixed:* run present.
+    assert rows.loc["oracle best fixed", "note"].endswith("(best of 5 in hindsight)")

@@ -1,0 +1,110 @@
+"""ace_lab.eval.tables: the generic result tables on a synthetic results frame with known
+answers (``synthetic_results`` in conftest)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from ace_lab.eval import tables
+from tests.conftest import result_record, synthetic_results
+
+
+def test_main_table_and_paired_tests():
+    df = synthetic_results()
+    main = tables.main_table(df, ["hirag", "ace-full"]).set_index("method")
+    assert main.loc["hirag", "EM"] == pytest.approx(2 / 6)
+    assert main.loc["ace-full", "EM"] == pytest.approx(4 / 6)
+    assert main.loc["ace-full", "n"] == 6
+    for m in ("hirag", "ace-full"):
+        assert main.loc[m, "EM_low"] <= main.loc[m, "EM"] <= main.loc[m, "EM_high"]
+        assert main.loc[m, "F1_low"] <= main.loc[m, "F1"] <= main.loc[m, "F1_high"]
+    assert main.loc["hirag", "EM [95% CI]"].startswith("0.333 [")
+    assert main.loc["ace-full", "input_tokens"] == 250 and main.loc["ace-full", "wall_s"] == 3.0
+    with pytest.raises(KeyError, match="graphrag"):
+        tables.main_table(df, ["graphrag"])
+
+    paired = tables.paired_tests(df.drop(index=0), "hirag", ["ace-full"]).iloc[0]
+    assert paired["n"] == 5  # hirag's q0 was dropped: only shared questions are paired
+    assert paired["diff"] == pytest.approx(2 / 5)
+    assert paired["diff_low"] <= paired["diff"] <= paired["diff_high"]
+    assert 0 < paired["p_permutation"] <= 1
+    assert set(tables.PAIRED_VIEW) <= set(paired.index)
+
+
+def test_main_table_by_dataset_puts_data_sets_side_by_side():
+    df = synthetic_results()
+    first = tables.main_table(df, ["hirag", "ace-full"])
+    second = tables.main_table(df, ["ace-full"])
+    combined = tables.main_table_by_dataset(
+        {"HotpotQA": first, "2Wiki": second}, ["naive", "ace-full", "hirag"]
+    )
+    assert list(combined["method"]) == ["ace-full", "hirag"]  # in the order given; no naive
+    assert list(combined.columns) == [
+        "method",
+        "HotpotQA n", "HotpotQA EM [95% CI]", "HotpotQA F1 [95% CI]",
+        "2Wiki n", "2Wiki EM [95% CI]", "2Wiki F1 [95% CI]",
+    ]  # fmt: skip
+    row = combined.set_index("method").loc["hirag"]
+    assert row["2Wiki n"] == 0 and row["2Wiki EM [95% CI]"] == "missing"
+    assert row["HotpotQA EM [95% CI]"].startswith("0.333 [")
+    assert combined["2Wiki n"].dtype == int
+    assert tables.main_table_by_dataset({}, ["hirag"]).empty
+
+
+def test_transfer_table_rows_and_paired_difference():
+    df = synthetic_results()
+    table = tables.transfer_table(df, "hirag", "ace-full")
+    assert list(table["method"]) == ["hirag", "ace-full", "Δ ace-full − hirag (paired)"]
+    assert list(table["n"]) == [6, 6, 6]
+    assert table.loc[1, "EM"] == pytest.approx(4 / 6)
+    assert table.loc[2, "EM"] == pytest.approx(2 / 6) and table.loc[2, "F1"] == pytest.approx(2 / 6)
+    assert table.loc[2, "F1 [95% CI]"].startswith("+0.333 [")
+    assert table["p (permutation)"].isna().tolist() == [True, True, False]
+    with pytest.raises(KeyError, match="graphrag"):
+        tables.transfer_table(df, "graphrag", "ace-full")
+
+
+def test_coverage_and_cost_tables():
+    df = synthetic_results()
+    cov = tables.coverage_table(df, ["ace-full", "hirag"]).set_index("method")
+    full = cov.loc["ace-full"]
+    assert (full["n"], full["n_uncovered"]) == (5, 2)  # the yes/no question is excluded
+    assert full["coverage_initial"] == pytest.approx(3 / 5)
+    assert full["coverage_final"] == pytest.approx(4 / 5)
+    assert full["recovery"] == pytest.approx(1 / 2)
+    assert cov.loc["hirag", "coverage_initial"] == cov.loc["hirag", "coverage_final"] == 1.0
+    renamed = cov.reset_index().rename(columns=tables.COVERAGE_LABELS)
+    assert {"Initial (C_base)", "Final (C̃)", "Recovery", "initial context"} <= set(renamed)
+
+    cost = tables.cost_table(df, ["hirag", "ace-full"], reference="hirag").set_index("method")
+    assert cost.loc["ace-full", "input_ratio"] == pytest.approx(2.5)
+    assert cost.loc["hirag", "input_ratio"] == 1.0
+    assert cost.loc["ace-full", "wall_ratio"] == pytest.approx(3.0)  # 3.0 s vs hirag's 1.0 s
+    assert (cost.loc["ace-full", "retrieval_calls"], cost.loc["ace-full", "llm_calls"]) == (3, 2)
+    assert set(tables.COST_VIEW) <= {"method", *cost.columns}
+    # A partial run: means move to the shared questions.
+    partial = df[~((df["method"] == "hirag") & (df["id"] == "q0"))].copy()
+    partial.loc[(partial["method"] == "ace-full") & (partial["id"] == "q0"), "input_tokens"] = 10**6
+    cost = tables.cost_table(partial, ["ace-full"], reference="hirag").set_index("method")
+    assert cost.loc["ace-full", "n"] == 5 and cost.loc["ace-full", "input_ratio"] == 2.5
+    missing = tables.cost_table(df, ["ace-full"], reference="graphrag")
+    assert pd.isna(missing.loc[0, "input_ratio"]) and "graphrag" in missing.attrs["note"]
+
+
+def test_cost_table_times_only_answers_made_without_cache_hits():
+    rows = [
+        result_record("hirag", 0, wall_s=10.0),
+        result_record("hirag", 1, wall_s=0.01, cache_hits=1),
+    ]
+    table = tables.cost_table(pd.DataFrame(rows), ["hirag"]).iloc[0]
+    assert table["wall_s"] == 10.0 and table["wall_n"] == 1 and table["n"] == 2
+    assert math.isnan(table["server_cached_tokens"])  # runs recorded before it was kept
+    rows = [
+        result_record("m", 0, server_cached_tokens=300),
+        result_record("m", 1, server_cached_tokens=100),
+    ]
+    table = tables.cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
+    assert table["server_cached_tokens"] == 200

@@ -1,0 +1,110 @@
+"""ace_lab.graph.build: run folders, seed indexes, response archives, the ``ace-lab build`` CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ace_lab.graph.build import build_graph, load_graph, load_or_build
+from ace_lab.graph.seeds import SeedIndexes
+from ace_lab.llm import LLM
+from tests.conftest import ScriptedClient, hierarchy_config, hierarchy_reply
+
+CONFIG = hierarchy_config()
+
+
+def test_build_writes_tables_index_and_archive_then_loads(settings):
+    llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
+    tables, out = build_graph(
+        "toy", 8, "hierarchical", settings=settings, llm=llm, progress=False, config=CONFIG
+    )
+    assert out == settings.graphs_dir / "toy-n8-s0" / "hierarchical" / "smollm135m"
+    assert (out / "tables" / "nodes.parquet").is_file()
+    assert tables.meta["regenerate"].startswith("ace-lab build --dataset toy --n 8")
+    loaded, _ = load_graph("toy", 8, "hierarchical", model="smollm135m", settings=settings)
+    assert loaded.nodes.equals(tables.nodes)
+    indexes = SeedIndexes.load(out / "index")
+    assert (
+        indexes.passages is not None
+        and len(indexes.passages) == loaded.counts()["node_labels"]["Chunk"]
+    )
+    assert (out / "llm_responses.jsonl").stat().st_size > 0
+
+
+def test_rebuild_on_a_fresh_clone_replays_the_archive_without_model_calls(settings, tmp_path):
+    from dataclasses import replace
+
+    llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
+    first, out = build_graph(
+        "toy", 8, "hierarchical", settings=settings, llm=llm, progress=False, config=CONFIG,
+        with_index=False,
+    )  # fmt: skip
+    (out / "hirag_extract.jsonl").unlink()  # even the per-chunk records are gone
+    fresh = replace(settings, cache_dir=tmp_path / "empty-cache")
+    offline = LLM(fresh, client=ScriptedClient(lambda kw: pytest.fail("model was called")))
+    again, _ = build_graph(
+        "toy", 8, "hierarchical", settings=fresh, llm=offline, progress=False, config=CONFIG,
+        with_index=False,
+    )  # fmt: skip
+    assert again.nodes.equals(first.nodes) and again.edges.equals(first.edges)
+    assert all(c.cache_hit for c in offline.ledger.calls)
+    # The replay keeps the build time of the run that called the model, and records its own.
+    assert again.meta["build_wall_s"] == first.meta["build_wall_s"]
+    assert "last_run_wall_s" in again.meta
+
+
+def test_missing_graph_names_the_build_command(settings):
+    with pytest.raises(FileNotFoundError, match="ace-lab build --dataset toy"):
+        load_graph("toy", 8, "openie", model="smollm135m", settings=settings)
+
+
+def test_load_or_build_builds_only_when_missing(settings, monkeypatch):
+    calls = []
+    import ace_lab.graph.build as build_module
+
+    def fake_build(*args, **kwargs):
+        calls.append(args)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(build_module, "build_graph", fake_build)
+    with pytest.raises(RuntimeError, match="stop here"):
+        load_or_build("toy", 8, "openie", settings=settings)
+    assert len(calls) == 1
+
+
+@pytest.mark.integration
+def test_cli_builds_the_toy_corpus_with_the_smoke_model(settings, tmp_path):
+    env = os.environ | {
+        "ACE_LAB_GRAPHS_DIR": str(tmp_path / "graphs"),
+        "ACE_LAB_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ace_lab", "build", "--dataset", "toy", "--n", "8",
+             "--family", "openie", "--model", "smollm135m"],
+            env=env, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "openie:" in done.stdout and "Chunk" in done.stdout
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "ace_lab", "llm", "stop", "--tier", "smollm135m"],
+            env=env, capture_output=True, timeout=60,
+        )  # fmt: skip
+
+
+def test_cost_frame_has_one_row_per_stage_for_every_meta_shape():
+    from ace_lab.graph.build import cost_frame
+    from ace_lab.graph.tables import GraphTables
+
+    def frame(cost):
+        return cost_frame(GraphTables.from_records([], [], {"cost": cost}))
+
+    stage = {"stage": "x", "llm_calls": 2}
+    assert list(frame([stage, stage])["stage"]) == ["x", "x"]
+    assert list(frame(stage)["stage"]) == ["x"]
+    mixed = {"schema": {"stage": "s"}, "extract": {"stage": "e"}, "calls_per_chunk": 1.4}
+    assert list(frame(mixed)["stage"]) == ["s", "e"]

@@ -1,0 +1,142 @@
+"""ace_lab.llm.server: the embedded local server answers, is reused and stops (integration);
+a stale state file never gets another process signalled; the server binds loopback only."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ace_lab.llm import LLM, server
+from tests.conftest import CHAT_MESSAGES as MESSAGES
+
+
+@pytest.mark.integration
+def test_local_server_real_call_then_cache_hit(settings):
+    llm = LLM(settings)
+    try:
+        first = llm.ping()
+        assert not first.cache_hit and first.text.strip()
+        assert first.prompt_tokens > 0 and first.completion_tokens > 0
+        info = server.status(settings)
+        assert info is not None and info.tier == "smollm135m"
+        assert info.proc_start is not None and server.is_our_server(info)
+        second = llm.ping()
+        assert second.cache_hit and (second.prompt_tokens, second.completion_tokens) == (0, 0)
+        hotter = llm.chat(llm.request(MESSAGES)["messages"], tag="t", temperature=0.9, seed=3)
+        assert not hotter.cache_hit
+        # a second client reuses the running server instead of starting another
+        assert server.start(settings).pid == info.pid
+    finally:
+        assert server.stop(settings)
+    assert server.status(settings) is None
+
+
+# --- process safety (issue 13): never signal a process that is not our server ---------------
+
+
+@pytest.fixture
+def signals(monkeypatch):
+    """Every signal server.py sends, recorded and swallowed (nothing real is killed)."""
+    sent: list[tuple[str, int, int]] = []
+    monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append(("kill", pid, sig)))
+    monkeypatch.setattr(
+        signal, "pidfd_send_signal", lambda fd, sig, *a: sent.append(("pidfd", fd, sig))
+    )
+    return sent
+
+
+def _decoy(port: int = 38765, alias: str = "smollm135m") -> subprocess.Popen:
+    """A session leader whose command line reads exactly like the server's."""
+    cmd = [sys.executable, "-c", "import time; time.sleep(60)", "-m", server.SERVER_MODULE,
+           "--model", "/m.gguf", "--alias", alias, "--port", str(port)]  # fmt: skip
+    proc = subprocess.Popen(cmd, start_new_session=True)
+    while server._cmdline(proc.pid) != cmd:
+        time.sleep(0.01)
+    return proc
+
+
+def _write_state(settings, pid, **changes) -> Path:
+    path = server._state_path(settings, settings.llm.tier)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"pid": pid, "port": 38765, "tier": "smollm135m", "model_path": "/m.gguf",
+             "sha256": "0" * 64, "threads": 1, "ctx_size": 512, "parallel": 1, "log_path": "x",
+             "started_at": time.time()}  # fmt: skip
+    path.write_text(json.dumps(state | changes))
+    return path
+
+
+@pytest.fixture
+def sleeper():
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_stop_never_signals_a_foreign_pid_from_a_stale_state_file(settings, sleeper) -> None:
+    """Regression: ``ace-lab llm stop`` sent SIGTERM/SIGKILL to whatever pid the file named."""
+    path = _write_state(settings, sleeper.pid)
+    assert server.stop(settings) is False
+    assert not path.exists() and sleeper.poll() is None
+    path = _write_state(settings, sleeper.pid)
+    assert server.status(settings) is None and not path.exists()  # status cleans it too
+
+
+@pytest.mark.parametrize("pid", [0, -1, True, "123", 2**40])
+def test_invalid_pids_are_removed_without_a_signal(settings, signals, pid) -> None:
+    path = _write_state(settings, pid)
+    assert server.stop(settings) is False and not path.exists()
+    assert [s for s in signals if s[2] != 0] == []
+
+
+def test_a_decoy_is_ours_only_with_the_recorded_start_tick(settings) -> None:
+    decoy = _decoy()
+    try:
+        ticks = server.proc_start_ticks(decoy.pid)
+        info = server.ServerInfo(**json.loads(_write_state(settings, decoy.pid).read_text()))
+        assert not server.is_our_server(replace(info, started_at=time.time() - 3600))
+        assert server.is_our_server(replace(info, proc_start=ticks))
+        assert not server.is_our_server(replace(info, proc_start=ticks + 1))  # pid reused
+        assert not server.is_our_server(replace(info, proc_start=ticks, port=38766))
+        assert not server.is_our_server(replace(info, proc_start=ticks, tier="qwen1.5b"))
+        _write_state(settings, decoy.pid, proc_start=ticks + 1)
+        assert server.stop(settings) is False and decoy.poll() is None
+        _write_state(settings, decoy.pid, proc_start=ticks)
+        assert server.stop(settings) is True  # the same process in every respect: stopped
+        assert decoy.wait(timeout=15) == -signal.SIGTERM
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
+def test_a_plain_child_is_not_our_server(sleeper) -> None:
+    child = subprocess.Popen(["sleep", "60"])  # not a session leader
+    try:
+        for pid in (sleeper.pid, child.pid, os.getpid(), 1):
+            info = server.ServerInfo(pid, 38765, "t", "/m", "", 1, 1, 1, "", time.time(), 0)
+            assert not server.is_our_server(info)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_terminate_checks_identity_after_opening_the_pidfd(signals) -> None:
+    assert server._terminate(os.getpid(), verify=lambda: False) is False
+    assert server._terminate(0) is False and server._terminate(-1) is False
+    assert signals == []
+
+
+def test_the_server_binds_loopback_only() -> None:
+    params = server.server_params("/m.gguf", 38765, 1, 512, 2, "smollm135m")
+    assert list(params.hostnames) == ["127.0.0.1"] == [server.HOST]
+    assert params.port == 38765 and params.n_ctx == 1024
+    info = server.ServerInfo(1, 38765, "t", "/m", "", 1, 1, 1, "", 0.0)
+    assert info.base_url == "http://127.0.0.1:38765/v1"

@@ -1,0 +1,62 @@
+"""ace_lab.registry: one MethodSpec per method, parametric names, graph families."""
+
+from __future__ import annotations
+
+import pytest
+
+from ace_lab.ace.method import AceGraphRAG
+from ace_lab.llm import LLM
+from ace_lab.methods.base import RetrieveThenGenerate
+from ace_lab.registry import (
+    METHODS,
+    REGISTRY,
+    ace_config,
+    fixed_policy_runs,
+    graph_family,
+    make_method,
+    method_table,
+    spec,
+)
+from tests.conftest import ScriptedClient, ace_reply
+
+
+def test_every_registered_method_answers(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    for name in [*METHODS, "ace-fixed:depth", "ace-adaptive@graphrag"]:
+        answer = make_method(name, toy_graph, llm).answer("Who founded the observatory?")
+        assert answer.text == "Brinemouth", name
+        assert answer.context.evidence, name
+    with pytest.raises(KeyError, match="unknown method"):
+        make_method("bogus", toy_graph, llm)
+
+
+def test_method_table_lists_every_method_with_family_and_description():
+    table = method_table()
+    assert list(table["method"]) == list(METHODS)
+    assert table["description"].str.len().min() > 10
+    assert set(table["family"]) == {"hierarchical", "openie"}
+    assert graph_family("hipporag") == "openie" and graph_family("ace-full") == "hierarchical"
+    assert not table["cypher store"].any()
+
+
+def test_parametric_names_resolve_to_configurations():
+    assert spec("ace-fixed:gap+depth").family == "hierarchical"
+    assert ace_config("ace-fixed:gap+depth").policy.label == "gap+depth"
+    assert ace_config("ace-wo-gap").policy.label == "depth+breadth+prune"
+    assert ace_config("ace-fixed-multires").rewrite is False
+    assert "graphrag" in spec("ace-adaptive@graphrag").description
+    with pytest.raises(KeyError, match="unknown backbone"):
+        spec("ace-full@lightrag")
+    with pytest.raises(KeyError, match="unknown ACE method"):
+        spec("ace-bogus")
+
+
+def test_methods_are_configurations_of_two_classes(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    kinds = {type(REGISTRY[name].make(toy_graph, llm)) for name in METHODS}
+    assert kinds == {RetrieveThenGenerate, AceGraphRAG}
+
+
+def test_fixed_policy_runs_name_the_ablation_that_equals_the_policy():
+    assert fixed_policy_runs("gap+depth+prune") == ("ace-wo-breadth", "ace-fixed:gap+depth+prune")
+    assert fixed_policy_runs("depth") == ("ace-fixed:depth",)

@@ -1,0 +1,96 @@
+"""ace_lab.trace: steps, LLM calls from threads, the evidence each step added and removed."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+
+import pytest
+
+from ace_lab.evidence import Evidence
+from ace_lab.trace import LLMCall, Trace, cold_seconds, current_step, current_trace, record_llm_call
+
+
+def _ev(i: int, branch: str = "base") -> Evidence:
+    return Evidence(id=f"e{i}", kind="passage", text=f"passage {i}", branch=branch)
+
+
+def test_trace_steps_time_and_collect_calls_from_worker_threads():
+    trace = Trace()
+    call = LLMCall("t", "m", 10, 2, 0.1, False)
+    with trace.step("parallel", query="q") as step:
+        assert current_step() is step
+        ctx = contextvars.copy_context()
+        worker = threading.Thread(target=ctx.run, args=(record_llm_call, call))
+        worker.start()
+        worker.join()
+        record_llm_call(call)
+    assert current_step() is None
+    summary = trace.summary()
+    assert summary["llm_calls"] == 2 and summary["prompt_tokens"] == 20
+    assert trace.steps[0].inputs == {"query": "q"} and trace.steps[0].elapsed >= 0
+    assert '"parallel"' in trace.to_json()
+
+
+def test_calls_outside_any_trace_are_ignored():
+    trace = Trace()
+    assert current_trace() is None
+    record_llm_call(LLMCall("t", "m", 1, 1, 0.0, False))
+    assert trace.llm_calls == [] and trace.steps == []
+    with trace.activate():  # inside an active trace but outside any step: kept, unattributed
+        record_llm_call(LLMCall("t", "m", 1, 1, 0.0, False))
+    assert [s.name for s in trace.steps] == ["(unattributed)"]
+
+
+def test_step_kind_comes_from_the_name_or_is_given_and_is_checked():
+    trace = Trace()
+    with trace.step("retrieve:depth"):
+        pass
+    with trace.step("compile subplan 1", kind="cypher"):
+        pass
+    with trace.step("something else"):
+        pass
+    assert [s.kind for s in trace.steps] == ["retrieve", "cypher", "other"]
+    with pytest.raises(ValueError, match="unknown step kind"), trace.step("x", kind="teleport"):
+        pass
+
+
+def test_working_set_replays_added_and_removed_evidence():
+    trace = Trace()
+    with trace.step("retrieve:base") as step:
+        step.add([_ev(1), _ev(2)])
+    with trace.step("retrieve:depth") as step:
+        step.add([_ev(2, "depth"), _ev(3, "depth")])
+    with trace.step("adapt") as step:
+        step.remove([(_ev(1), "off topic")])
+    assert [e.id for e in trace.working_set(1)] == ["e1", "e2"]
+    final = trace.working_set()
+    assert [e.id for e in final] == ["e2", "e3"]
+    assert final[0].branch == "depth"  # the later version of e2 replaced the earlier one
+    assert trace.removed() == {"e1": "off topic"}
+    assert [e.id for e in trace.all_evidence()] == ["e1", "e2", "e3"]
+    assert [e.id for e in trace.first_retrieval() or []] == ["e1", "e2"]
+    assert trace.refined
+
+
+def test_a_single_retrieval_is_not_refined_and_no_retrieval_has_no_first():
+    trace = Trace()
+    assert trace.first_retrieval() is None and not trace.refined
+    with trace.step("retrieve:base") as step:
+        step.add([_ev(1)])
+    with trace.step("generate"):
+        pass
+    assert not trace.refined and len(trace.first_retrieval() or []) == 1
+
+
+def test_cold_seconds_replace_cached_lookups_by_recorded_model_time():
+    fresh = LLMCall("t", "m", 5, 1, 2.0, False, response_latency_s=2.0)
+    hit = LLMCall("t", "m", 0, 0, 0.001, True, response_latency_s=3.0)
+    unknown = LLMCall("t", "m", 0, 0, 0.001, True)
+    assert cold_seconds(2.5, [fresh, hit]) == pytest.approx(5.499)
+    assert cold_seconds(2.5, [fresh, unknown]) is None
+    trace = Trace()
+    with trace.step("generate") as step:
+        step.llm_calls.append(hit)
+    assert trace.cold_wall_s == pytest.approx(round(trace.wall_s, 4) + 2.999, abs=1e-3)
+    assert step.cold_s == pytest.approx(step.elapsed + 2.999)

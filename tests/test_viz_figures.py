@@ -1,0 +1,62 @@
+"""save_figure: an unchanged figure saves to the same bytes; the data-set plots draw."""
+
+from __future__ import annotations
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ace_lab import viz
+
+
+def _figure() -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1, 2], [1, 3, 2], label="line")
+    ax.set_title("same figure")
+    ax.legend()
+    return fig
+
+
+def test_saving_the_same_figure_twice_gives_identical_bytes(tmp_path):
+    fig = _figure()
+    formats = ("png", "pdf", "svg")
+    first = viz.save_figure(fig, "fig", tmp_path / "a", formats=formats)
+    time.sleep(1.1)  # a creation date would now differ by at least a second
+    second = viz.save_figure(fig, "fig", tmp_path / "b", formats=formats)
+    plt.close(fig)
+    assert [p.name for p in first] == ["fig.png", "fig.pdf", "fig.svg"]
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    pdf = first[1].read_bytes()
+    assert b"CreationDate" not in pdf and b"Matplotlib" not in pdf
+    assert b"matplotlib" not in first[0].read_bytes().lower()[:4096]  # no Software chunk
+
+
+def test_two_fresh_figures_with_the_same_content_save_identically(tmp_path):
+    paths = [viz.save_figure(_figure(), f"f{i}", tmp_path) for i in range(2)]
+    plt.close("all")
+    for a, b in zip(*paths, strict=True):
+        assert a.read_bytes() == b.read_bytes()
+
+
+def test_save_figure_accepts_a_path_stem_and_a_dotted_name(tmp_path):
+    fig = _figure()
+    paths = viz.save_figure(fig, tmp_path / "sub" / "v1.2_plot", formats=("png",))
+    plt.close(fig)
+    assert paths == [tmp_path / "sub" / "v1.2_plot.png"] and paths[0].is_file()
+
+
+def test_data_set_plots_draw_one_row_per_set():
+    counts = {"a": pd.Series({"bridge": 3, "comparison": 1}), "b": pd.Series({"bridge": 2})}
+    fig = viz.plot_question_types(counts)
+    assert len(fig.axes[0].patches) == 4  # 2 sets x 2 types (a missing type is a 0 bar)
+    lengths = {"a": np.array([5, 10, 20]), "b": np.array([50, 80])}
+    fig2 = viz.plot_length_distributions(lengths, unit="words")
+    assert [t.get_text() for t in fig2.axes[0].get_yticklabels()] == ["a", "b"]
+    plt.close("all")
