@@ -47,6 +47,13 @@ EvidenceKind = Literal[
 ]
 EVIDENCE_KINDS: tuple[str, ...] = EvidenceKind.__args__  # type: ignore[attr-defined]
 
+#: The one context budget of every QA method, in tokens as ``Context.fit`` counts them (item
+#: texts and block headers; the rendered text adds a bullet per item, ≤ 2 % more): each method
+#: fills it its own way (NaiveRAG takes passages best first until it is full), so methods differ
+#: in what they put in the context, not in its size. 1500 caps HiRAG's ``hi`` context, which
+#: measured ≈1,260 rendered tokens on average on the committed HotpotQA and 2Wiki slices.
+CONTEXT_BUDGET_TOKENS = 1500
+
 
 @dataclass(frozen=True)
 class Evidence:

@@ -26,6 +26,7 @@ from ace_lab.bounded import Bounded
 from ace_lab.evidence import Retriever
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method, RetrieveThenGenerate
+from ace_lab.methods.generate import PromptStyle
 from ace_lab.methods.graphrag import GraphRAGConfig, GraphRAGRetriever
 from ace_lab.methods.hipporag import HippoConfig, HippoRetriever
 from ace_lab.methods.hirag import HiConfig, HiRetriever
@@ -52,8 +53,15 @@ class MethodSpec:
         return self.factory(graph, llm)
 
 
-def _baseline(name: str, retriever: Callable[[RetrievalGraph], Retriever], mode: str) -> Factory:
-    return lambda graph, llm: RetrieveThenGenerate(name, retriever(graph), mode, llm)
+def _baseline(
+    name: str,
+    retriever: Callable[[RetrievalGraph], Retriever],
+    mode: str,
+    prompt_style: PromptStyle = "task",
+) -> Factory:
+    return lambda graph, llm: RetrieveThenGenerate(
+        name, retriever(graph), mode, llm, prompt_style=prompt_style
+    )
 
 
 def _ace(name: str, config: AceConfig, backbone: str = "hirag") -> Factory:
@@ -99,6 +107,10 @@ ACE_CONFIGS: dict[str, tuple[AceConfig, str]] = {
         )
         for name, part in ACE_ABLATIONS.items()
     },
+    "ace-adaptive-fewshot": (
+        AceConfig(mode="adaptive", router_prompt="fewshot"),
+        "Adaptive-ACE with the few-shot router prompt (Table 1 definitions + examples)",
+    ),
     "ace-generic-prompt": (
         AceConfig(mode="full", prompt_style="generic"),
         "Full-ACE answering with the generic prompt (paper Table 4)",
@@ -119,6 +131,10 @@ _SPECS: tuple[MethodSpec, ...] = (
     MethodSpec("hirag-global", "hierarchical",
                _baseline("hirag-global", HiRetriever, "hi_global"),
                description="HiRAG global mode: summary entities and community reports",
+               configs=(HiConfig(),)),
+    MethodSpec("hirag-json", "hierarchical",
+               _baseline("hirag-json", HiRetriever, "hi", prompt_style="json"),
+               description="HiRAG context answered with the JSON answer prompt (answer_qa_json)",
                configs=(HiConfig(),)),
     MethodSpec("graphrag", "hierarchical",
                _baseline("graphrag", GraphRAGRetriever, "local+global"),

@@ -50,3 +50,56 @@ def test_f1_change_by_topology_groups_questions_and_pools_them():
     assert list(only["topology"]) == ["POINT", "all"]
     none = analysis.f1_change_by_topology(topology, adaptive, full, [])
     assert list(none["topology"]) == ["all"] and math.isnan(none.loc[0, "diff"])
+
+
+# ----------------------------------------------------------------- router vs question types
+@pytest.mark.parametrize(
+    ("qtype", "proxy"),
+    [
+        ("bridge", "CHAIN"),  # HotpotQA
+        ("comparison", "CONTRAST"),  # HotpotQA and 2Wiki
+        ("compositional", "CHAIN"),  # 2Wiki
+        ("inference", "CHAIN"),
+        ("bridge_comparison", "CONTRAST"),
+        ("2hop", "CHAIN"),  # MuSiQue hop counts
+        ("3hop1", "CHAIN"),
+        ("4hop3", "CHAIN"),
+        ("1hop", None),
+        ("hop", None),
+        ("Fact Retrieval", None),
+        (None, None),
+        (float("nan"), None),
+    ],
+)
+def test_proxy_topology_maps_question_types(qtype, proxy):
+    assert analysis.proxy_topology(qtype) == proxy
+
+
+def test_router_confusion_counts_labels_per_type_in_the_papers_order():
+    ids = list("abcdefg")
+    types = pd.Series(["bridge", "comparison", "bridge", "2hop", "3hop1", None, "odd"], index=ids)
+    labels = pd.Series(["CHAIN", "CONTRAST", "CONTRAST", "CHAIN", None, "POINT", "CHAIN"], ids)
+    table = analysis.router_confusion(types, labels)
+    assert list(table.columns) == [
+        "type", "proxy", "n", "POINT", "CONTRAST", "CHAIN", "OVERVIEW", "(none)", "correct",
+    ]  # fmt: skip
+    assert list(table["type"]) == ["comparison", "2hop", "3hop1", "bridge", "(none)", "odd"]
+    rows = table.set_index("type")
+    assert rows.loc["bridge", ["n", "CONTRAST", "CHAIN", "correct"]].tolist() == [2, 1, 1, 1]
+    assert rows.loc["3hop1", "(none)"] == 1 and rows.loc["3hop1", "correct"] == 0
+    assert rows.loc["odd", "proxy"] == "" and rows.loc["odd", "correct"] == 0
+    assert int(table[["POINT", "CONTRAST", "CHAIN", "OVERVIEW", "(none)"]].to_numpy().sum()) == 7
+
+
+def test_router_accuracy_scores_only_types_with_a_proxy():
+    types = pd.Series(["bridge", "comparison", "bridge", "odd"])
+    labels = pd.Series(["CHAIN", "CHAIN", "CHAIN", "POINT"])
+    assert analysis.router_accuracy(types, labels) == {
+        "n": 3,
+        "correct": 2,
+        "accuracy": pytest.approx(2 / 3),
+        "classes": 1,  # one class: the router does not discriminate
+    }
+    assert list(analysis.router_hits(types, labels)) == [1.0, 0.0, 1.0]
+    empty = analysis.router_accuracy(pd.Series(["odd"]), pd.Series(["CHAIN"]))
+    assert empty["n"] == 0 and math.isnan(empty["accuracy"])

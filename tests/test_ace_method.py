@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ace_lab.ace.method import AceConfig
+from ace_lab.bounded import ConfigError
 from ace_lab.data import load_dataset
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
@@ -66,3 +68,35 @@ def test_full_and_adaptive_with_the_smoke_model(settings, toy_graph):
                 )
     finally:
         server.stop(settings)
+
+
+def test_adaptive_records_the_routers_attempts_raw_label_and_fallback(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    query = load_dataset("toy").questions[0].question
+    adaptive = make_method("ace-adaptive", toy_graph, llm).answer(query)
+    assert adaptive.meta["router"] == {
+        "prompt": "paper",
+        "label": "POINT",
+        "raw_label": "POINT",
+        "attempts": 1,
+        "fallback": False,
+        "errors": [],
+    }
+    route_step = adaptive.trace.find("route")
+    assert route_step.inputs["prompt"] == "paper" and route_step.outputs["raw_label"] == "POINT"
+    full = make_method("ace-full", toy_graph, llm).answer(query)
+    assert full.meta["router"] is None and full.meta["topology"] is None
+
+
+def test_the_router_prompt_is_a_bounded_choice(settings, toy_graph):
+    client = ScriptedClient(ace_reply)
+    llm = LLM(settings, client=client)
+    answer = make_method("ace-adaptive-fewshot", toy_graph, llm).answer("tidal lantern museum")
+    assert answer.meta["router"]["prompt"] == "fewshot"
+    router_request = next(
+        r for r in client.requests if "Strategic Router" in r["messages"][0]["content"]
+    )
+    assert "### EXAMPLES" in router_request["messages"][0]["content"]
+    assert AceConfig().router_prompt == "paper"
+    with pytest.raises(ConfigError, match="router_prompt"):
+        AceConfig(mode="adaptive", router_prompt="zero-shot")  # type: ignore[arg-type]

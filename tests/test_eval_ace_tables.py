@@ -111,3 +111,23 @@ def test_ablation_report_orders_rows_and_pairs_against_full():
     assert rows.loc["shuffled router", "F1 [95% CI]"].endswith("(sd over permutations)")
     # The oracle's candidates are Full-ACE and every ace-fixed:* run present.
     assert rows.loc["oracle best fixed", "note"].endswith("(best of 5 in hindsight)")
+
+
+def test_router_confusion_and_accuracy_from_a_studys_records():
+    df = synthetic_results()
+    adaptive = df["method"] == "ace-adaptive"
+    # labels: POINT POINT CONTRAST CHAIN OVERVIEW POINT
+    df.loc[adaptive, "type"] = ["bridge", "comparison", "comparison", "bridge", "2hop", None]
+    confusion = tables.router_confusion(df).set_index("type")
+    assert confusion.loc["comparison", ["n", "POINT", "CONTRAST", "correct"]].tolist() == [
+        2, 1, 1, 1,
+    ]  # fmt: skip
+    assert confusion.loc["bridge", ["POINT", "CHAIN", "correct"]].tolist() == [1, 1, 1]
+    assert confusion.loc["2hop", ["OVERVIEW", "correct"]].tolist() == [1, 0]
+    accuracy = tables.router_accuracy(df).iloc[0]
+    assert (accuracy["method"], accuracy["n"], accuracy["correct"]) == ("ace-adaptive", 5, 2)
+    assert accuracy["accuracy"] == pytest.approx(0.4) and accuracy["classes"] == 4
+    assert accuracy["accuracy_low"] <= 0.4 <= accuracy["accuracy_high"]
+    assert accuracy["accuracy [95% CI]"].startswith("0.400 [")
+    with pytest.raises(KeyError):
+        tables.router_accuracy(df, ["ace-missing"])

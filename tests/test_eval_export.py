@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ace_lab.eval.export import export_table, to_latex, to_markdown
+from ace_lab.eval.export import export_table, markdown_section, to_latex, to_markdown
 from ace_lab.eval.study import safe_name
 from ace_lab.eval.tables import main_table
 from tests.conftest import synthetic_results
@@ -60,3 +60,13 @@ def test_cli_report_exports_tables(tmp_path, monkeypatch, capsys):
         ["run", "--methods", "hirag", "ace-full", "--dataset", "toy", "--n", "8", "--limit", "2"]
     )
     assert args.methods == ["hirag", "ace-full"] and args.limit == 2 and args.concurrency == 1
+
+
+def test_markdown_section_replaces_only_what_its_markers_enclose():
+    text = "a\n<!-- t: begin -->\nold\nlines\n<!-- t: end -->\nb\n"
+    new = markdown_section(text, "t", "\n| x |\n")
+    assert new == "a\n<!-- t: begin -->\n| x |\n<!-- t: end -->\nb\n"
+    assert markdown_section(new, "t", "| x |") == new  # regenerating changes nothing
+    for broken in ("a\n", "<!-- t: end -->\n<!-- t: begin -->\n", text + text):
+        with pytest.raises(ValueError, match="t: begin"):
+            markdown_section(broken, "t", "| x |")

@@ -1,4 +1,5 @@
-"""ace_lab.eval.metrics: SQuAD/HotpotQA scoring, coverage/recovery, support recall, extraction."""
+"""ace_lab.eval.metrics: SQuAD/HotpotQA scoring, coverage/recovery, the two recalls, extraction,
+answer format."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ace_lab.eval import (
     normalize_answer,
     support_recall,
 )
+from ace_lab.eval.metrics import ANSWER_FORMATS, answer_format, passage_recall, provenance_recall
 
 
 @pytest.mark.parametrize(
@@ -110,3 +112,37 @@ def test_support_recall_with_passage_and_chunk_ids():
     assert support_recall(["doc10#0", "doc3x"], supporting) == 0.0  # prefixes must end at "#"
     assert support_recall(iter(["doc1", "doc2#1", "doc3#0"]), supporting) == 1.0
     assert support_recall(["doc1"], []) is None
+
+
+def test_passage_recall_counts_only_passages_while_provenance_counts_every_source():
+    supporting = ["d1", "d2"]
+    # A whole context's ids: an entity from d2 is not d2's text, only d1 (a chunk of it) is.
+    context_ids = ["ent:lantern", "rel:lantern|brinemouth", "sum:1:4", "path:ent:a|ent:b", "d1#2"]
+    assert passage_recall(context_ids, supporting) == 0.5
+    assert provenance_recall(["d1#2", "d2", "d2"], supporting) == 1.0  # d2 via the entity
+    assert passage_recall(["d1", "d2"], []) is None and provenance_recall([], []) is None
+    assert passage_recall([], supporting) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ("Reasoning: x.\n[FINAL_ANSWER] Mika Häkkinen [/FINAL_ANSWER]", "tag"),
+        ("[final answer]Rush[/Final_Answer]", "tag"),  # case and separator are free
+        ("[FINAL_ANSWER] [/FINAL_ANSWER]\n[FINAL_ANSWER]**Rush**[/FINAL_ANSWER]", "tag"),
+        # Committed replies that are not a proper pair:
+        ("Reasoning: y.\nResult: [Mika Häkkinen] [/Mika Häkkinen]", "prefix"),
+        ("Reasoning: y.\n\nResult: Graduados [/FINAL_ANSWER]", "prefix"),  # stray closing tag
+        ("Reasoning: y.\n**Answer:**\nBrinemouth", "prefix"),  # the answer on the next line
+        ("Reasoning: y.\n[FINAL_ANSWER] Brinemouth", "prefix"),  # closing tag missing
+        ("Reasoning: y.\n[FINAL_ANSWER] [/FINAL_ANSWER]\nResult: Rush", "prefix"),  # empty pair
+        ("Reasoning: both born in Sharjah. Therefore, yes. [/FINAL_ANSWER]", "line"),
+        ("Dash was born on January 10, 1960.\n\nResult: [/FINAL_ANSWER]", "line"),
+        ("[FINAL_ANSWER] ** [/FINAL_ANSWER]", "empty"),
+        ("  \n", "empty"),
+        (None, "empty"),
+    ],
+)
+def test_answer_format_reads_how_the_reply_gave_its_answer(raw, kind):
+    assert answer_format(raw) == kind
+    assert kind in ANSWER_FORMATS

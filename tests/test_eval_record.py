@@ -1,14 +1,18 @@
-"""ace_lab.eval.record: one answered question as a record (coverage and cold-cache wall time).
+"""ace_lab.eval.record: one answered question as a record (coverage, the two recalls, cold-cache
+wall time) and completing older records (``with_recalls``).
 
 The full record of a real answer is checked end to end in ``test_runner.py``."""
 
 from __future__ import annotations
 
+import json
+import math
+
 import pandas as pd
 import pytest
 
 from ace_lab.data import Question
-from ace_lab.eval.record import _has_answer, record
+from ace_lab.eval.record import _has_answer, record, study_supporting_ids, with_recalls
 from ace_lab.eval.tables import cost_table
 from ace_lab.evidence import Answer, Context, Evidence, LLMCall, Trace
 from tests.conftest import result_record
@@ -60,3 +64,57 @@ def test_cold_wall_replaces_cache_lookups_with_recorded_model_time():
     rows.append(result_record("m", 2, wall_s=0.01, cache_hits=1, cold_wall_s=None))
     table = cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
     assert table["wall_s"] == pytest.approx(3.0) and table["wall_n"] == 2
+
+
+def test_record_keeps_both_recalls_and_the_supporting_passages():
+    question = Question("q2", "Where?", "Brinemouth", (), ("p1", "p2"), None, "toy")
+    entity = Evidence("ent:lantern", "entity", "lantern", source_ids=("p2",))
+    rec = record(
+        question, _answer([entity, Evidence("p1#1", "passage", "x", source_ids=("p1#1",))])
+    )
+    assert rec["supporting_ids"] == ["p1", "p2"]
+    assert rec["passage_recall"] == 0.5  # p2 only reached the context through an entity
+    assert rec["provenance_recall"] == 1.0
+    assert "support_recall" not in rec
+    assert record(QUESTION, _answer([HIT]))["passage_recall"] is None  # no supporting ids
+
+
+def _old(i: int, context_ids: list[str], support: float, **fields) -> dict:
+    """A record as written before the two recalls: ``support_recall`` only."""
+    return {"id": f"toy-q{i}", "method": "m", "context_ids": context_ids,
+            "support_recall": support, **fields}  # fmt: skip
+
+
+def test_with_recalls_recomputes_old_records_and_keeps_new_ones(tmp_path):
+    frame = pd.DataFrame(
+        [
+            _old(1, ["ent:x", "toy-02#0"], 1.0),  # toy-q1 is supported by toy-02 and toy-15
+            _old(2, ["p9"], 0.0, supporting_ids=["p9", "p8"]),  # ids in the record win
+            {
+                "id": "toy-q3",
+                "method": "m",
+                "context_ids": ["ent:y"],
+                "passage_recall": 0.25,
+                "provenance_recall": 0.75,
+            },
+            _old(4, None, 0.5),  # no context ids: passage recall unknown
+        ]
+    )
+    (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "toy"}))
+    done = with_recalls(frame, tmp_path)
+    assert done["passage_recall"].tolist()[:3] == [0.5, 0.5, 0.25]
+    assert math.isnan(done["passage_recall"].iloc[3])
+    assert done["provenance_recall"].tolist() == [1.0, 0.0, 0.75, 0.5]  # old = provenance
+    assert math.isnan(frame["passage_recall"].iloc[0])  # the input is not changed
+    # Without the data set's supporting ids, only records that carry theirs get a value.
+    alone = with_recalls(frame)
+    assert math.isnan(alone["passage_recall"].iloc[0]) and alone["passage_recall"].iloc[1] == 0.5
+    assert with_recalls(pd.DataFrame()).empty
+
+
+def test_supporting_ids_come_from_the_manifest_data_set_or_are_empty(tmp_path, caplog):
+    (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "toy"}))
+    assert study_supporting_ids(tmp_path)["toy-q1"] == ("toy-02", "toy-15")
+    (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "no-such-set"}))
+    assert study_supporting_ids(tmp_path) == {} and "passage recall left empty" in caplog.text
+    assert study_supporting_ids(tmp_path / "missing") == {}

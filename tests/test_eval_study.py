@@ -93,3 +93,16 @@ def test_cut_torn_tail_leaves_whole_lines_and_ends_the_file_on_a_newline(tmp_pat
     path.write_text('{"id": "a"}\n{"id": "b"}')
     cut_torn_tail(path)
     assert path.read_text() == '{"id": "a"}\n{"id": "b"}\n'
+
+
+def test_concurrent_manifest_writes_do_not_collide(tmp_path):
+    """Every writer used one temporary name: a second writer's rename found it gone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ace_lab.eval.study import _write_json_atomic
+
+    path = tmp_path / "manifest.json"
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: _write_json_atomic(path, {"writer": i}), range(400)))
+    assert json.loads(path.read_text())["writer"] in range(400)
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]

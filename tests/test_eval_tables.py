@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.eval import tables
+from ace_lab.eval.context_stats import CONTEXT_COLUMNS
 from tests.conftest import result_record, synthetic_results
 
 
@@ -42,13 +43,18 @@ def test_main_table_by_dataset_puts_data_sets_side_by_side():
         {"HotpotQA": first, "2Wiki": second}, ["naive", "ace-full", "hirag"]
     )
     assert list(combined["method"]) == ["ace-full", "hirag"]  # in the order given; no naive
+    context = ["context_tokens", "passage_recall", "provenance_recall", "format_compliance"]
     assert list(combined.columns) == [
         "method",
         "HotpotQA n", "HotpotQA EM [95% CI]", "HotpotQA F1 [95% CI]",
+        *(f"HotpotQA {c}" for c in context),
         "2Wiki n", "2Wiki EM [95% CI]", "2Wiki F1 [95% CI]",
+        *(f"2Wiki {c}" for c in context),
     ]  # fmt: skip
     row = combined.set_index("method").loc["hirag"]
     assert row["2Wiki n"] == 0 and row["2Wiki EM [95% CI]"] == "missing"
+    assert math.isnan(row["2Wiki context_tokens"])  # missing numbers stay numeric (empty)
+    assert combined["2Wiki context_tokens"].dtype == float
     assert row["HotpotQA EM [95% CI]"].startswith("0.333 [")
     assert combined["2Wiki n"].dtype == int
     assert tables.main_table_by_dataset({}, ["hirag"]).empty
@@ -108,3 +114,53 @@ def test_cost_table_times_only_answers_made_without_cache_hits():
     ]
     table = tables.cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
     assert table["server_cached_tokens"] == 200
+
+
+def _context_frame() -> pd.DataFrame:
+    """Two methods whose context columns are known: ``a`` (old records, ``support_recall``
+    only) and ``b`` (new records with both recalls); one question is a summary (no gold)."""
+    tag, line = "[FINAL_ANSWER] x [/FINAL_ANSWER]", "Result: x"
+    rows = [
+        result_record("a", 0, context_tokens=100, raw=tag, gold=["x"], support_recall=1.0,
+                      passage_recall=0.5),
+        result_record("a", 1, context_tokens=300, raw=line, gold=["y"], support_recall=0.5,
+                      passage_recall=0.0),
+        result_record("a", 2, context_tokens=200, raw="a summary", gold=[]),
+        result_record("b", 0, context_tokens=50, raw=line, gold=["x"], provenance_recall=1.0,
+                      passage_recall=1.0),
+        result_record("b", 1, context_tokens=70, raw=line, gold=["y"], provenance_recall=0.5,
+                      passage_recall=0.5),
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_every_table_reports_context_size_recalls_and_format_compliance():
+    df = _context_frame()
+    main = tables.main_table(df, ["a", "b"]).set_index("method")
+    assert main.loc["a", "context_tokens"] == 200 and main.loc["b", "context_tokens"] == 60
+    assert main.loc["a", "passage_recall"] == 0.25 and main.loc["a", "provenance_recall"] == 0.75
+    assert main.loc["b", "passage_recall"] == 0.75 and main.loc["b", "provenance_recall"] == 0.75
+    assert main.loc["a", "format_compliance"] == 0.5  # the summary has no answer tag to use
+    assert main.loc["b", "format_compliance"] == 0.0
+    assert set(tables.MAIN_VIEW) <= {"method", *main.columns}
+
+    paired = tables.paired_tests(df, "a", ["b"]).iloc[0]
+    assert paired["n"] == 2  # the summary has no F1, so only two questions pair
+    assert (paired["context_tokens"], paired["context_tokens_baseline"]) == (60, 200)
+    assert set(tables.PAIRED_VIEW) <= set(paired.index)
+
+    cost = tables.cost_table(df, ["a", "b"], reference="a").set_index("method")
+    assert cost.loc["a", "context_tokens"] == 200  # the questions both answered: q0, q1
+
+    transfer = tables.transfer_table(df, "a", "b").set_index("method")
+    assert transfer.loc["b", "passage_recall"] == 0.75
+    assert transfer.iloc[2][list(CONTEXT_COLUMNS)].isna().all()  # the difference row
+
+
+def test_coverage_table_reports_both_recalls_over_its_questions():
+    df = _context_frame().assign(context_has_answer=[True, False, None, True, True])
+    cov = tables.coverage_table(df, ["a", "b"]).set_index("method")
+    assert cov.loc["a", "n"] == 2 and cov.loc["a", "context_tokens"] == 200
+    assert cov.loc["a", "passage_recall"] == 0.25 and cov.loc["a", "provenance_recall"] == 0.75
+    assert cov.loc["b", "passage_recall"] == 0.75
+    assert list(cov.columns)[-1] == "initial"

@@ -56,6 +56,25 @@ def test_rebuild_on_a_fresh_clone_replays_the_archive_without_model_calls(settin
     assert "last_run_wall_s" in again.meta
 
 
+def test_a_rebuild_from_records_keeps_every_archived_response(settings, tmp_path):
+    from dataclasses import replace
+
+    llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
+    _, out = build_graph(
+        "toy", 8, "hierarchical", settings=settings, llm=llm, progress=False, config=CONFIG,
+        with_index=False,
+    )  # fmt: skip
+    archived = (out / "llm_responses.jsonl").read_text()
+    # Replaying the per-chunk records asks for no extraction: the archive must not shrink.
+    fresh = replace(settings, cache_dir=tmp_path / "empty-cache")
+    offline = LLM(fresh, client=ScriptedClient(lambda kw: pytest.fail("model was called")))
+    build_graph(
+        "toy", 8, "hierarchical", settings=fresh, llm=offline, progress=False, config=CONFIG,
+        with_index=False,
+    )  # fmt: skip
+    assert (out / "llm_responses.jsonl").read_text() == archived
+
+
 def test_missing_graph_names_the_build_command(settings):
     with pytest.raises(FileNotFoundError, match="ace-lab build --dataset toy"):
         load_graph("toy", 8, "openie", model="smollm135m", settings=settings)

@@ -135,8 +135,18 @@ def test_terminate_checks_identity_after_opening_the_pidfd(signals) -> None:
 
 
 def test_the_server_binds_loopback_only() -> None:
-    params = server.server_params("/m.gguf", 38765, 1, 512, 2, "smollm135m")
+    params = server.server_params("/m.gguf", 38765, 1, 512, 2, "smollm135m", server.PROMPT_CACHE)
     assert list(params.hostnames) == ["127.0.0.1"] == [server.HOST]
     assert params.port == 38765 and params.n_ctx == 1024
     info = server.ServerInfo(1, 38765, "t", "/m", "", 1, 1, 1, "", 0.0)
     assert info.base_url == "http://127.0.0.1:38765/v1"
+
+
+def test_prompt_prefix_reuse_is_off_by_default() -> None:
+    """Issue 14: reusing a cached prefix changed temperature-0 answers to identical prompts
+    (tests/test_llm_determinism.py checks one answer comes back; the bench measures the cost)."""
+    assert server.PROMPT_CACHE is False
+    off = server.server_params("/m.gguf", 38765, 1, 512, 2, "t", server.PROMPT_CACHE)
+    on = server.server_params("/m.gguf", 38765, 1, 512, 2, "t", True)
+    assert off.cache_prompt is False and on.cache_prompt is True
+    assert off.cpuparams.n_threads == off.cpuparams_batch.n_threads == 1

@@ -3,9 +3,23 @@ model bends the ``[FINAL_ANSWER] … [/FINAL_ANSWER]`` format."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from ace_lab.methods.final_answer import extract_final_answer
+from ace_lab.methods.final_answer import (
+    MAX_ANSWER_WORDS,
+    Extraction,
+    extract,
+    extract_final_answer,
+)
+
+#: Every committed raw output (``results/*/*.jsonl``) the extractor of issue 13 read wrongly,
+#: with the records that hold it, the answer committed then and the hand-checked answer.
+COMMITTED_FAILURES = json.loads(
+    (Path(__file__).parent / "data" / "committed_failed_answers.json").read_text("utf-8")
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +94,106 @@ def test_extraction_is_linear_on_hostile_replies(reply):
 def test_a_made_up_pair_padded_with_spaces_still_gives_its_answer():
     reply = "[FINAL_ANSWER][A]" + " " * 3000 + "Brinemouth" + " " * 3000 + "[/A][/FINAL_ANSWER]"
     assert extract_final_answer(reply) == "Brinemouth"
+
+
+# ------------------------------------------------------------------ regressions (issue 14)
+def test_the_committed_failures_are_all_there():
+    assert len(COMMITTED_FAILURES) == 29
+    assert sum(len(c["records"]) for c in COMMITTED_FAILURES) == 38
+    assert all(c["answer"] != c["committed"] for c in COMMITTED_FAILURES)
+
+
+@pytest.mark.parametrize(
+    "case", COMMITTED_FAILURES, ids=[c["records"][0] for c in COMMITTED_FAILURES]
+)
+def test_every_committed_output_that_failed_gives_its_answer(case):
+    assert extract_final_answer(case["raw"]) == case["answer"]
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # made-up pairs in any case, and answers with "/"
+        (
+            "Result: [Modeling and Performance] [/MODELING AND PERFORMANCE]",
+            "Modeling and Performance",
+        ),
+        ("Result: [2012/13 Premier League] [/2012/13 Premier League]", "2012/13 Premier League"),
+        ("Result: [2012/13 Premier League]", "2012/13 Premier League"),
+        ("Result: [TAG] 2012/13 [/tag]", "2012/13"),
+        ("[FINAL_ANSWER] [and/or] [/FINAL_ANSWER]", "and/or"),
+        # stray closing tags
+        ("Result: Kelly Reichardt [/Kelly Reichardt]", "Kelly Reichardt"),
+        ("Result: Shakthi Chidambaram [/SHAKTHI CHIDAMBARAM]", "Shakthi Chidambaram"),
+        ("Kelly Reichardt\n[/Kelly Reichardt]", "Kelly Reichardt"),
+        # bridge entity and answer bracketed side by side: the last bracket
+        ("Result: [Chuck Berry] [St. Louis, Missouri] [/FINAL_ANSWER]", "St. Louis, Missouri"),
+        # "Reasoning:" lines are not answers; their "the answer is X" is
+        ("Reasoning: a, b. Therefore, the answer is Polish. [/FINAL_ANSWER]", "Polish"),
+        (
+            "Reasoning: it was St. Louis. So the answer is St. Louis, Missouri.",
+            "St. Louis, Missouri",
+        ),
+        ("Reasoning: the pianist was helped in 1944.", ""),
+        ("Reasoning: x is a guitarist.\nReasoning: y is a guitarist.", ""),
+        ("Some thought.\nThe answer is Oslo.", "Oslo"),
+        ("Result: the answer is Oslo", "Oslo"),
+    ],
+)
+def test_bent_formats_of_issue_14(text, answer):
+    assert extract_final_answer(text) == answer
+
+
+def test_length_guard_refuses_reasoning_as_an_answer():
+    sentence = " ".join(["word"] * (MAX_ANSWER_WORDS + 1))
+    assert extract_final_answer(f"Result: {sentence}") == ""
+    assert extract_final_answer(f"[FINAL_ANSWER] {sentence} [/FINAL_ANSWER]") == ""
+    long_but_said = f"[FINAL_ANSWER] {sentence}, so the answer is Oslo. [/FINAL_ANSWER]"
+    assert extract_final_answer(long_but_said) == "Oslo"
+    fourteen = "The Blue Collar Worker And The Hairdresser In A Whirl Of Sex And Politics"
+    assert extract_final_answer(f"Result: [{fourteen}]") == fourteen  # longest gold: kept
+    # a line over the guard ends the search: an earlier line is not read as the answer
+    assert extract_final_answer(f"Paris\n{sentence}") == ""
+
+
+def test_a_tagged_answer_is_kept_as_written():
+    """Inside a proper tag, "the answer is" is the model's answer span, not rewritten."""
+    assert extract_final_answer("[FINAL_ANSWER] The answer is 3.5. [/FINAL_ANSWER]") == (
+        "The answer is 3.5"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "source"),
+    [
+        ("Reasoning: x\nResult: [FINAL_ANSWER] Oslo [/FINAL_ANSWER]", "Oslo", "tag"),
+        ("Result: [Final Answer] Yes [/Final Answer]", "Yes", "tag"),
+        ('{"reasoning": "x", "answer": "Oslo"}', "Oslo", "json"),
+        ("[FINAL_ANSWER] Oslo\nbecause", "Oslo", "unclosed_tag"),
+        ("Result: Oslo [/FINAL_ANSWER]", "Oslo", "prefix"),
+        ("Reasoning: x.\nOslo", "Oslo", "line"),
+        ("Reasoning: no idea.", "", "none"),
+    ],
+)
+def test_extract_says_where_the_answer_came_from(text, answer, source):
+    found = extract(text)
+    assert found == Extraction(answer, source)
+    assert found.compliant is (source in ("tag", "json"))
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ('{"reasoning": "Bridge: Rush.", "answer": "Rush"}', "Rush"),
+        ('```json\n{"reasoning": "r", "answer": "[Rush]"}\n```', "Rush"),
+        ('{"reasoning": "r", "answer": "Rush", "reasoning_ext', "Rush"),  # cut off after it
+        (
+            '{"reasoning": "He said \\"hi\\"", "answer": "The \\"Rush\\" band", "x',
+            'The "Rush" band',
+        ),
+        ('{"reasoning": "cut off before the answer', ""),
+        ('{"reasoning": "r", "answer": ""}', ""),
+    ],
+)
+def test_json_replies_give_their_answer_field(text, answer):
+    assert extract_final_answer(text) == answer

@@ -8,7 +8,14 @@ import pytest
 
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import MAX_TOKENS, Generation, generate, prompt_name
+from ace_lab.methods.generate import (
+    JSON_EXTRA_TOKENS,
+    MAX_TOKENS,
+    PROMPT_STYLES,
+    Generation,
+    generate,
+    prompt_name,
+)
 from ace_lab.prompts import load_prompt
 from tests.conftest import QA_REPLY, ScriptedClient
 
@@ -92,3 +99,48 @@ def test_empty_context_is_named_in_the_prompt(settings):
     _, request, _ = _generate(settings, QA_REPLY, context="")
     user = request["messages"][-1]["content"]
     assert "(no context retrieved)" in user and QUERY in user
+
+
+# ---------------------------------------------------------------- the JSON answer prompt
+JSON_REPLY = '{"reasoning": "The lantern is kept in Brinemouth.", "answer": "Brinemouth"}'
+
+
+def test_json_style_sends_the_json_prompt_and_the_answer_schema(settings):
+    generation, request, trace = _generate(settings, JSON_REPLY, context=CONTEXT, style="json")
+    assert prompt_name("qa", "json") == "answer_qa_json"
+    assert request["messages"] == load_prompt("answer_qa_json").messages(
+        query=QUERY, context=CONTEXT
+    )
+    assert request["max_tokens"] == MAX_TOKENS["qa"] + JSON_EXTRA_TOKENS
+    assert request["temperature"] == 0.0
+    schema = request["response_format"]["json_schema"]["schema"]
+    assert request["response_format"]["type"] == "json_schema"
+    assert list(schema["properties"]) == ["reasoning", "answer"]  # reasoning first
+    assert schema["required"] == ["reasoning", "answer"]
+    assert generation == Generation(raw=JSON_REPLY, answer="Brinemouth")
+    assert [c.tag for c in trace.llm_calls] == ["generate.qa.json"]
+    assert not trace.steps[0].notes
+
+
+def test_json_reply_that_does_not_validate_is_read_as_text_with_a_note(settings):
+    cut = '{"reasoning": "The lantern is kept in Brine'  # cut off by the token cap
+    generation, _, trace = _generate(settings, cut, context=CONTEXT, style="json")
+    assert generation == Generation(raw=cut, answer="")
+    assert "did not validate" in trace.steps[0].notes[0]
+    tagged = "Reasoning: x\nResult: [FINAL_ANSWER] Brinemouth [/FINAL_ANSWER]"
+    generation, _, _ = _generate(settings, tagged, context=CONTEXT + ".", style="json")
+    assert generation.answer == "Brinemouth"  # the paper's format is still read
+
+
+def test_json_style_is_for_qa_only(settings):
+    with pytest.raises(ValueError, match="for QA"):
+        prompt_name("qfs", "json")
+    assert set(PROMPT_STYLES) == {"task", "generic", "json"}
+
+
+def test_the_json_prompt_keeps_the_papers_rules():
+    paper, json_prompt = load_prompt("answer_qa"), load_prompt("answer_qa_json")
+    rules = paper.system.split("---Output Format---")[0]
+    assert json_prompt.system.startswith(rules)
+    assert json_prompt.user == paper.user
+    assert '"reasoning"' in json_prompt.system and '"answer"' in json_prompt.system

@@ -60,3 +60,17 @@ def test_methods_are_configurations_of_two_classes(settings, toy_graph):
 def test_fixed_policy_runs_name_the_ablation_that_equals_the_policy():
     assert fixed_policy_runs("gap+depth+prune") == ("ace-wo-breadth", "ace-fixed:gap+depth+prune")
     assert fixed_policy_runs("depth") == ("ace-fixed:depth",)
+
+
+def test_answer_prompt_and_router_variants(settings, toy_graph):
+    client = ScriptedClient(ace_reply)
+    llm = LLM(settings, client=client)
+    method = make_method("hirag-json", toy_graph, llm)
+    assert isinstance(method, RetrieveThenGenerate) and method.prompt_style == "json"
+    assert method.mode == "hi" and graph_family("hirag-json") == "hierarchical"
+    method.answer("Who founded the observatory?")
+    assert client.requests[-1]["response_format"]["type"] == "json_schema"
+    assert make_method("hirag", toy_graph, llm).prompt_style == "task"  # the paper's prompt
+    assert ace_config("ace-adaptive-fewshot").router_prompt == "fewshot"
+    assert ace_config("ace-adaptive").router_prompt == "paper"
+    assert ace_config("ace-adaptive-fewshot").mode == "adaptive"

@@ -22,7 +22,8 @@ from tests.conftest import ScriptedClient, ace_reply
 
 RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
-    "context_tokens", "context_ids", "context_has_answer", "base_has_answer", "support_recall",
+    "context_tokens", "context_ids", "context_has_answer", "base_has_answer", "supporting_ids",
+    "passage_recall", "provenance_recall",
     "method", "policy", "topology", "plan", "retrieval_calls", "llm_calls", "model_calls",
     "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens", "wall_s", "cold_wall_s",
     "llm_s", "steps",
@@ -82,7 +83,7 @@ def test_run_records_manifest_and_resume(settings, toy_graph, toy_questions):
     assert first["plan"]["queries"]["depth"] == "tidal lantern museum"
     assert [s["name"] for s in first["steps"]][-1] == "generate"
     assert {"name", "elapsed", "llm_calls"} <= set(first["steps"][0])
-    assert 0 <= first["support_recall"] <= 1
+    assert 0 <= first["passage_recall"] <= 1 and 0 <= first["provenance_recall"] <= 1
     assert hirag["base_has_answer"].isna().all() and hirag["policy"].isna().all()
     assert (hirag["em"] == [float(q.answer == "Brinemouth") for q in toy_questions[:5]]).all()
 

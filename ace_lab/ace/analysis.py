@@ -1,5 +1,9 @@
 """ACE-specific analysis of answered questions: Adaptive-ACE's router and its topology policies.
 
+The router is scored against the data sets' own question types through a documented proxy
+mapping (:data:`PROXY_TOPOLOGY`, :func:`proxy_topology`): :func:`router_confusion` and
+:func:`router_accuracy`.
+
 Plain computations over per-question values (pandas Series indexed by question id), with the
 paper's topology order and names (Tables 1 and 12). They know ACE's policies but nothing about
 how results are stored or summarised: ``ace_lab.eval`` selects a study's rows, calls these and
@@ -9,7 +13,9 @@ adds the intervals, which keeps this module in the methods layer (it imports onl
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -80,3 +86,85 @@ def f1_change_by_topology(
             }
         )
     return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------- router vs question types
+#: Proxy mapping: a data set's own question type → the topology it stands for. It is a proxy:
+#: the data sets were not labelled with the paper's topologies, and neither type set has a
+#: single-entity (POINT) or a thematic (OVERVIEW) class, so those labels are always "wrong"
+#: here. HotpotQA ``bridge`` (find the bridge entity, then ask about it) and 2Wiki
+#: ``compositional`` (an attribute of an entity reached through a relation) and ``inference``
+#: (a composed relation: a grandfather is a father's father) are chains; HotpotQA and 2Wiki
+#: ``comparison`` and 2Wiki ``bridge_comparison`` (compare an attribute reached through a
+#: relation) compare named entities; every MuSiQue question (``2hop``, ``3hop1``, ``4hop3``
+#: ...: the hop count in its id) is a chain.
+PROXY_TOPOLOGY: dict[str, str] = {
+    "bridge": "CHAIN",
+    "comparison": "CONTRAST",
+    "compositional": "CHAIN",
+    "inference": "CHAIN",
+    "bridge_comparison": "CONTRAST",
+}
+_HOPS = re.compile(r"[2-9]hop\d*")
+#: Column of :func:`router_confusion` for a question the router left without a label.
+NO_LABEL = NO_TOPOLOGY
+
+
+def proxy_topology(question_type: Any) -> str | None:
+    """The topology ``question_type`` stands for under :data:`PROXY_TOPOLOGY` (MuSiQue hop
+    counts → ``CHAIN``); None for a type without a proxy (or no type)."""
+    if not isinstance(question_type, str):
+        return None
+    if question_type in PROXY_TOPOLOGY:
+        return PROXY_TOPOLOGY[question_type]
+    return "CHAIN" if _HOPS.fullmatch(question_type) else None
+
+
+def _labels(predicted: pd.Series) -> pd.Series:
+    return predicted.astype(object).where(predicted.notna(), NO_LABEL)
+
+
+def router_confusion(types: pd.Series, predicted: pd.Series) -> pd.DataFrame:
+    """Question type × router label counts, one row per question type.
+
+    ``types`` and ``predicted`` are aligned per question (same index). Columns: ``type``, its
+    ``proxy`` topology, ``n``, one count column per topology (all four, in the paper's order,
+    then any other label, e.g. ``(none)`` for a missing label) and ``correct`` (the count in
+    the proxy's column). Rows run in the paper's order of their proxy, then by type name;
+    types without a proxy come last with an empty ``proxy``.
+    """
+    labels = _labels(predicted)
+    frame = pd.DataFrame({"type": types.fillna(NO_LABEL).astype(str), "label": labels})
+    extra = sorted({str(x) for x in frame["label"]} - set(TOPOLOGIES))
+    columns = [*TOPOLOGIES, *extra]
+    rows = []
+    for qtype, group in frame.groupby("type", sort=False):
+        proxy = proxy_topology(qtype)
+        counts = group["label"].value_counts()
+        row: dict[str, Any] = {"type": qtype, "proxy": proxy or "", "n": len(group)}
+        row |= {c: int(counts.get(c, 0)) for c in columns}
+        row["correct"] = int(counts.get(proxy, 0)) if proxy else 0
+        rows.append(row)
+    rows.sort(key=lambda r: (topology_rank(r["proxy"]) if r["proxy"] else 100, r["type"]))
+    return pd.DataFrame(rows, columns=["type", "proxy", "n", *columns, "correct"])
+
+
+def router_hits(types: pd.Series, predicted: pd.Series) -> pd.Series:
+    """1.0 where the router's label equals the question type's proxy topology, else 0.0, for
+    the questions whose type has a proxy (the others are left out)."""
+    proxies = types.map(proxy_topology)
+    known = proxies.notna()
+    return (_labels(predicted)[known] == proxies[known]).astype(float)
+
+
+def router_accuracy(types: pd.Series, predicted: pd.Series) -> dict[str, Any]:
+    """Accuracy under the proxy mapping: ``n`` questions with a proxy, ``correct``,
+    ``accuracy`` and ``classes``, the number of distinct labels the router gave them."""
+    hits = router_hits(types, predicted)
+    classes = _labels(predicted)[hits.index].nunique()
+    return {
+        "n": len(hits),
+        "correct": int(hits.sum()),
+        "accuracy": float(hits.mean()) if len(hits) else math.nan,
+        "classes": int(classes),
+    }

@@ -22,7 +22,7 @@ from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import Plan, original_query_plan, plan
 from ace_lab.ace.policy import ContextPolicy, full_policy, topology_policy
-from ace_lab.ace.router import route
+from ace_lab.ace.router import ROUTER_PROMPTS, Route, RouterPrompt, route
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Answer, Context, Trace, merge, tag
@@ -40,7 +40,8 @@ class AceConfig(Bounded):
     (``policy`` for every query). ``rewrite=False`` skips the planner: every enabled branch
     retrieves with the original query (with gap off and both branches, that is Fixed
     Multi-Resolution: three retrieval calls and one LLM call). ``prompt_style="generic"`` is the
-    "without task-specific prompt" ablation.
+    "without task-specific prompt" ablation. ``router_prompt`` chooses Adaptive-ACE's router
+    prompt: ``paper`` (Appendix E.1) or ``fewshot`` (Table 1 definitions with worked examples).
     """
 
     mode: PolicyMode = bounded(
@@ -54,6 +55,11 @@ class AceConfig(Bounded):
         "task", choices=("task", "generic"), help="answer prompt: task-specific or generic"
     )
     router_attempts: int = bounded(3, lo=1, hi=5, help="router calls before its fallback label")
+    router_prompt: RouterPrompt = bounded(
+        "paper",
+        choices=tuple(ROUTER_PROMPTS),
+        help="router prompt: the paper's (paper) or Table 1 definitions with examples (fewshot)",
+    )
     planner_attempts: int = bounded(1, lo=1, hi=5, help="planner calls before its fallback")
     adapt: AdaptConfig = field(default_factory=AdaptConfig)
 
@@ -83,20 +89,23 @@ class AceGraphRAG:
 
     def select_policy(
         self, query: str, task: Task, trace: Trace
-    ) -> tuple[ContextPolicy, str | None]:
+    ) -> tuple[ContextPolicy, Route | None]:
+        """The policy for ``query`` and, for Adaptive-ACE, the router's decision."""
         cfg = self.config
-        topology = None
+        decision = None
         if cfg.mode == "adaptive":
-            with trace.step("route", query=query) as step:
-                topology = route(self.llm, query, attempts=cfg.router_attempts).topology
-                step.notes.insert(0, f"router label {topology}")
-            policy = topology_policy(topology, task)
+            with trace.step("route", query=query, prompt=cfg.router_prompt) as step:
+                decision = route(
+                    self.llm, query, attempts=cfg.router_attempts, prompt=cfg.router_prompt
+                )
+                step.notes.insert(0, f"router label {decision.topology}")
+            policy = topology_policy(decision.topology, task)
         elif cfg.mode == "fixed":
             assert cfg.policy is not None
             policy = ContextPolicy(cfg.policy.gap, cfg.policy.branches, cfg.policy.pruning, task)
         else:
             policy = full_policy(task)
-        return policy, topology
+        return policy, decision
 
     def answer(self, query: str, task: Task = "qa") -> Answer:
         """Run Algorithm 1, recording every stage's evidence in the trace (see module doc)."""
@@ -113,7 +122,8 @@ class AceGraphRAG:
                 step.add(base)
                 step.outputs.update(evidence=[e.id for e in base], n=len(base))
                 step.notes.append(f"C_base: {len(base)} items ({Context(base).tokens} tokens)")
-            policy, topology = self.select_policy(query, task, trace)
+            policy, decision = self.select_policy(query, task, trace)
+            topology = decision.topology if decision is not None else None
             with trace.step("policy", mode=cfg.mode) as step:
                 step.outputs.update(policy=policy.to_dict(), label=policy.label, topology=topology)
                 step.notes.append(f"policy {policy.label} ({cfg.mode})")
@@ -168,6 +178,7 @@ class AceGraphRAG:
             "backbone": self.backbone.name,
             "policy": policy.to_dict() | {"label": policy.label},
             "topology": topology,
+            "router": decision.to_meta() if decision is not None else None,
             "plan": _plan_summary(made),
             "retrieval_calls": 1 + len(queries),
             "raw": generation.raw,

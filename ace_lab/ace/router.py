@@ -1,24 +1,66 @@
 """Adaptive-ACE's topology router: one query-only LLM call, JSON, temperature 0.
 
+Two prompts (:data:`ROUTER_PROMPTS`): ``paper``, the paper's router prompt (Appendix E.1,
+``ace_router``), and ``fewshot`` (``ace_router_fewshot``), the paper's Table 1 definitions with
+decision rules and worked examples written for it (none is a question of an evaluation slice).
+
 Up to three attempts (retries use a new seed, see ``LLM.json``); if none parses, the label is
-``OVERVIEW`` (paper, Appendix E.1). The label, the attempts and the fallback go into the trace.
+``OVERVIEW`` (paper, Appendix E.1). A label the model spells another way (``contrast``,
+``Edge``, ``Comparison``) is read as the topology it names. The label, the raw label the model
+wrote, the attempts and the fallback go into the trace and :meth:`Route.to_meta`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr, model_validator
 
-from ace_lab.ace.policy import FALLBACK_TOPOLOGY, Topology
+from ace_lab.ace.policy import FALLBACK_TOPOLOGY, TOPOLOGIES, Topology
 from ace_lab.evidence import current_step
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
 
+RouterPrompt = Literal["paper", "fewshot"]
+#: Router prompt choice → prompt file.
+ROUTER_PROMPTS: dict[str, str] = {"paper": "ace_router", "fewshot": "ace_router_fewshot"}
+
+#: Other spellings of the four labels: the paper's topology names and the prompt's glosses.
+SYNONYMS: dict[str, Topology] = {
+    "NODE": "POINT",
+    "FACT LOOKUP": "POINT",
+    "EDGE": "CONTRAST",
+    "COMPARISON": "CONTRAST",
+    "SEQUENTIAL DEPENDENCY": "CHAIN",
+    "SUBGRAPH": "OVERVIEW",
+    "THEMATIC SYNTHESIS": "OVERVIEW",
+}
+
+
+def normalise_label(raw: str) -> str:
+    """``raw`` as one of the four labels when it names one (any case, quotes, a synonym);
+    otherwise unchanged (and then invalid)."""
+    label = " ".join(raw.strip().strip("'\"").replace("_", " ").split()).upper()
+    if label in TOPOLOGIES:
+        return label
+    return SYNONYMS.get(label, raw)
+
 
 class RouterOutput(BaseModel):
     topology: Literal["POINT", "CONTRAST", "CHAIN", "OVERVIEW"]
+    #: The label as the model wrote it, before :func:`normalise_label` (not in the schema).
+    _raw_label: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _normalise(cls, data: Any, handler: Any) -> RouterOutput:
+        raw = data.get("topology") if isinstance(data, dict) else None
+        if isinstance(raw, str):
+            data = {**data, "topology": normalise_label(raw)}
+        model = handler(data)
+        model._raw_label = raw if isinstance(raw, str) else None
+        return model
 
 
 @dataclass(frozen=True)
@@ -27,11 +69,28 @@ class Route:
     attempts: int
     fallback: bool
     errors: tuple[str, ...] = ()
+    #: The label the model wrote (None after a fallback: no attempt gave a usable one).
+    raw_label: str | None = None
+    prompt: str = "paper"
+
+    def to_meta(self) -> dict[str, Any]:
+        """What a record keeps of the router: ``answer.meta["router"]``."""
+        return {
+            "prompt": self.prompt,
+            "label": self.topology,
+            "raw_label": self.raw_label,
+            "attempts": self.attempts,
+            "fallback": self.fallback,
+            "errors": list(self.errors),
+        }
 
 
-def route(llm: LLM, query: str, attempts: int = 3) -> Route:
+def route(llm: LLM, query: str, attempts: int = 3, prompt: RouterPrompt = "paper") -> Route:
+    """The topology of ``query`` from the router prompt ``prompt`` (see :data:`ROUTER_PROMPTS`)."""
+    if prompt not in ROUTER_PROMPTS:
+        raise ValueError(f"unknown router prompt {prompt!r}; use one of {list(ROUTER_PROMPTS)}")
     result = llm.json(
-        load_prompt("ace_router").messages(query=query),
+        load_prompt(ROUTER_PROMPTS[prompt]).messages(query=query),
         RouterOutput,
         tag="ace.router",
         default=lambda: RouterOutput(topology=FALLBACK_TOPOLOGY),
@@ -39,11 +98,18 @@ def route(llm: LLM, query: str, attempts: int = 3) -> Route:
         temperature=0.0,
         max_tokens=32,
     )
-    decision = Route(result.value.topology, result.attempts, result.fallback, result.errors)
+    raw = None if result.fallback else result.value._raw_label
+    decision = Route(
+        result.value.topology, result.attempts, result.fallback, result.errors, raw, prompt
+    )
     step = current_step()
     if step is not None:
         step.outputs.update(
-            topology=decision.topology, attempts=decision.attempts, fallback=decision.fallback
+            topology=decision.topology,
+            raw_label=decision.raw_label,
+            attempts=decision.attempts,
+            fallback=decision.fallback,
+            prompt=prompt,
         )
         if decision.fallback:
             step.notes.append(f"router fell back to {FALLBACK_TOPOLOGY}: {list(decision.errors)}")

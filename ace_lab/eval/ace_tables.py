@@ -2,7 +2,9 @@
 
 - :func:`ablation_table`: ablations with the oracle-best-fixed and shuffled-router controls,
   and :func:`ablation_report`, the ACE Table 3 layout notebook 07 shows and exports;
-- :func:`router_distribution`, :func:`f1_change_by_topology`: Adaptive-ACE's router (Figure 2).
+- :func:`router_distribution`, :func:`f1_change_by_topology`: Adaptive-ACE's router (Figure 2);
+- :func:`router_confusion`, :func:`router_accuracy`: the router's labels against the data
+  set's own question types under the proxy mapping of :data:`ace_lab.ace.analysis.PROXY_TOPOLOGY`.
 
 What is specific to ACE's policies (topology order, topology → policy) is computed in
 :mod:`ace_lab.ace.analysis`; this module selects a study's rows, pairs questions and adds the
@@ -19,7 +21,7 @@ import pandas as pd
 
 from ace_lab.ace import analysis
 from ace_lab.ace.analysis import topology_rank
-from ace_lab.eval.stats import oracle_best_fixed, shuffled_policy_control
+from ace_lab.eval.stats import bootstrap_ci, oracle_best_fixed, shuffled_policy_control
 from ace_lab.eval.tables import (
     common_ids,
     main_table,
@@ -74,6 +76,45 @@ def router_distribution(df: pd.DataFrame, method: str = "ace-adaptive") -> pd.Da
     sub = method_rows(df, method)
     labels = sub["topology"] if "topology" in sub else pd.Series(dtype=str)
     return analysis.router_distribution(labels, total=len(sub))
+
+
+def _routed(df: pd.DataFrame, method: str) -> tuple[pd.Series, pd.Series]:
+    """``method``'s question types and router labels, aligned per question."""
+    select_methods(df, [method])
+    sub = method_rows(df, method)
+    types = sub["type"] if "type" in sub else pd.Series([None] * len(sub), index=sub.index)
+    labels = sub["topology"] if "topology" in sub else pd.Series([None] * len(sub), index=sub.index)
+    return types, labels
+
+
+def router_confusion(df: pd.DataFrame, method: str = "ace-adaptive") -> pd.DataFrame:
+    """The router's labels (``topology``) against the question types (``type``) of a study's
+    ``method`` records: one row per type with its proxy topology, the count of each label and
+    how many match the proxy (:func:`ace_lab.ace.analysis.router_confusion`)."""
+    return analysis.router_confusion(*_routed(df, method))
+
+
+def router_accuracy(
+    df: pd.DataFrame, methods: Sequence[str] = ("ace-adaptive",), *, seed: int = 0
+) -> pd.DataFrame:
+    """Per routed method: accuracy of the router under the proxy mapping with its 95%
+    bootstrap interval over the questions whose type has a proxy, and ``classes``, the number
+    of distinct labels given (one class means the router does not discriminate)."""
+    rows = []
+    for method in methods:
+        types, labels = _routed(df, method)
+        result = analysis.router_accuracy(types, labels)
+        ci = bootstrap_ci(analysis.router_hits(types, labels).to_numpy(), seed=seed)
+        rows.append(
+            {
+                "method": method,
+                **result,
+                "accuracy_low": ci.low,
+                "accuracy_high": ci.high,
+                "accuracy [95% CI]": str(ci) if result["n"] else "",
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def f1_change_by_topology(

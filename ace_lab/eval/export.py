@@ -2,7 +2,8 @@
 
 ``export_table`` writes the three files notebooks and ``ace-lab report --export`` produce for
 every table; ``to_markdown`` is also what the notebooks display, so a shown table and its
-``.md`` file are the same text.
+``.md`` file are the same text. ``markdown_section`` puts generated text into a marked part of a
+hand-written document (the README's copy of the main table).
 """
 
 from __future__ import annotations
@@ -89,3 +90,15 @@ def export_table(df: pd.DataFrame, name: str, results_dir: Path | str) -> dict[s
     paths["md"].write_text(to_markdown(df) + "\n", encoding="utf-8")
     paths["tex"].write_text(to_latex(df), encoding="utf-8")
     return paths
+
+
+def markdown_section(text: str, name: str, body: str) -> str:
+    """``text`` with what lies between the markers ``<!-- name: begin -->`` and
+    ``<!-- name: end -->`` replaced by ``body`` on lines of its own; a ValueError unless each
+    marker occurs once, begin first. The markers stay, so the section can be regenerated."""
+    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ValueError(f"expected one {begin!r} and, after it, one {end!r}")
+    head, rest = text.split(begin)
+    tail = rest.split(end)[1]
+    return f"{head}{begin}\n{body.strip(chr(10))}\n{end}{tail}"

@@ -1,9 +1,13 @@
-"""Answer metrics for multi-hop QA: EM/F1, context coverage and recovery, support recall.
+"""Answer metrics for multi-hop QA: EM/F1, coverage and recovery, two recalls, answer format.
 
 EM and F1 follow the SQuAD / HotpotQA official scripts (and HippoRAG, which reuses them), so
 numbers are comparable with published tables: answers are normalised the SQuAD way and scored
 against the best-matching gold alias. Coverage and recovery follow the ACE-GraphRAG Table 5
-definitions; support recall measures retrieval against HotpotQA's supporting passages.
+definitions. Retrieval is measured against the data set's supporting passages twice, named for
+what they count: :func:`passage_recall` over the passages rendered in the final context (the
+main one) and :func:`provenance_recall` over the source ids of every evidence item (an entity
+or a summary extracted from a passage credits it although its text never reached the model).
+:func:`answer_format` says how a raw reply gave its answer (the format-compliance rate).
 """
 
 from __future__ import annotations
@@ -96,10 +100,11 @@ def coverage_and_recovery(
 def support_recall(
     context_source_ids: Iterable[str], supporting_ids: Sequence[str]
 ) -> float | None:
-    """Share of supporting passages present in the context (None without supporting ids).
+    """Share of ``supporting_ids`` found among ``context_source_ids`` (None without any).
 
-    Contexts may cite chunks (``<doc_id>#<index>``) rather than whole passages; any chunk of a
-    supporting passage counts as retrieving it.
+    Ids may be chunk ids (``<doc_id>#<index>``) rather than whole passages; any chunk of a
+    supporting passage counts as finding it. :func:`passage_recall` and
+    :func:`provenance_recall` are this share over two different id sets.
     """
     wanted = list(dict.fromkeys(supporting_ids))
     if not wanted:
@@ -108,3 +113,64 @@ def support_recall(
     documents = {sid.rsplit("#", 1)[0] for sid in present if "#" in sid}
     hits = sum(s in present or s in documents for s in wanted)
     return hits / len(wanted)
+
+
+def passage_recall(passage_ids: Iterable[str], supporting_ids: Sequence[str]) -> float | None:
+    """Share of supporting passages among the passages rendered in the final context.
+
+    ``passage_ids`` are the ids of the context's ``passage`` evidence, which are chunk ids
+    (:meth:`ace_lab.retrieval.RetrievalGraph.passage_evidence`): the passage id itself, or
+    ``<passage id>#<index>`` for a passage cut into several chunks; any chunk counts. Other
+    evidence ids carry a kind prefix (``ent:``, ``rel:``, ``sum:``, ``com:``, ``path:``), so
+    the ids of a whole context may be passed: only passage ids can match. None without
+    supporting ids.
+    """
+    return support_recall(passage_ids, supporting_ids)
+
+
+def provenance_recall(source_ids: Iterable[str], supporting_ids: Sequence[str]) -> float | None:
+    """Share of supporting passages among the source ids of every context item (entities,
+    relations, summaries and reports credit the passages they were extracted from, whether or
+    not those passages' text reached the context). The ``support_recall`` of older records."""
+    return support_recall(source_ids, supporting_ids)
+
+
+# ---------------------------------------------------------------------------- answer format
+_TAG_OPEN = re.compile(r"\[\s*final[ _]answer\s*\]", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"\[\s*/\s*final[ _]answer\s*\]", re.IGNORECASE)
+_ANSWER_PREFIX = re.compile(r"(?:final\s+answer|answer|result)[\s*_`]*[:：]", re.IGNORECASE)
+#: Markdown and quoting around an answer or a prefix (as the extractor strips them).
+_DECORATION = " \t\r\n*_`\"'“”‘’#>-"
+#: The four ways a reply can give its answer, most to least compliant.
+ANSWER_FORMATS = ("tag", "prefix", "line", "empty")
+
+
+def answer_format(raw: str | None) -> str:
+    """How a raw QA reply gave its answer, read from the reply text alone.
+
+    ``"tag"``: a proper ``[FINAL_ANSWER] … [/FINAL_ANSWER]`` pair (case-insensitive, ``_`` or a
+    space) with a non-empty answer between the tags, the format the answer prompt asks for.
+    ``"prefix"``: otherwise, an answer marked some other way, on a line starting ``Answer:``,
+    ``Result:`` or ``Final answer:`` (or the line after a bare one) or after an opening tag
+    whose closing tag is missing. ``"line"``: otherwise, any other non-empty text (the answer
+    can only be guessed from a line). ``"empty"``: nothing but whitespace and tags. The
+    format-compliance rate of a method is its share of ``"tag"``.
+    """
+    text = str(raw or "")
+    segments = _TAG_OPEN.split(text)
+    for segment in segments[1:]:
+        parts = _TAG_CLOSE.split(segment, maxsplit=1)
+        if len(parts) == 2 and parts[0].strip(_DECORATION):
+            return "tag"
+    if any(_TAG_CLOSE.split(s, maxsplit=1)[0].strip(_DECORATION) for s in segments[1:]):
+        return "prefix"  # an opening tag, then an answer that its closing tag never ends
+    lines = [
+        ln.strip(_DECORATION) for ln in _TAG_CLOSE.sub(" ", _TAG_OPEN.sub(" ", text)).splitlines()
+    ]
+    lines = [ln for ln in lines if ln]
+    for i, line in enumerate(lines):
+        if (prefix := _ANSWER_PREFIX.match(line)) is not None and (
+            line[prefix.end() :].strip(_DECORATION) or i + 1 < len(lines)
+        ):
+            return "prefix"
+    return "line" if lines else "empty"

@@ -2,23 +2,32 @@
 
 :func:`record` is what :func:`ace_lab.eval.runner.run` appends to a study's results file for
 each question, and what every table (``ace_lab.eval.tables``) reads back; its keys are the
-columns of the results frame.
+columns of the results frame. :func:`with_recalls` completes records written before a column
+existed (the two recalls), from what the records and the study's data set hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from ace_lab.data import Question
+import pandas as pd
+
+from ace_lab.data import DataError, Question, load_dataset
 from ace_lab.eval.metrics import (
     answer_in_context,
     exact_match,
     f1_score,
     is_yes_no,
-    support_recall,
+    passage_recall,
+    provenance_recall,
 )
 from ace_lab.evidence import Answer, Context, Evidence
+
+log = logging.getLogger(__name__)
 
 
 def _has_answer(items: Iterable[Evidence], golds: list[str], yes_no: bool) -> bool | None:
@@ -43,6 +52,9 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     retrieval step (ACE's C_base), read from the trace; None for methods that never refine it
     (one retrieval step): the pair gives Table 5's coverage and recovery.
     ``cold_wall_s`` is the wall time with an empty response cache (``Trace.cold_wall_s``).
+    ``passage_recall`` is the share of the question's ``supporting_ids`` among the passages
+    rendered in the final context (its ``passage`` evidence), ``provenance_recall`` the share
+    among the source ids of every context item (see :mod:`ace_lab.eval.metrics`).
     """
     golds = list(question.answers)
     yes_no = is_yes_no(golds)
@@ -66,7 +78,11 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "context_ids": [e.id for e in evidence],
         "context_has_answer": _has_answer(evidence, golds, yes_no),
         "base_has_answer": None if base is None else _has_answer(base, golds, yes_no),
-        "support_recall": support_recall(
+        "supporting_ids": list(question.supporting_ids),
+        "passage_recall": passage_recall(
+            [e.id for e in evidence if e.kind == "passage"], question.supporting_ids
+        ),
+        "provenance_recall": provenance_recall(
             [sid for e in evidence for sid in e.source_ids], question.supporting_ids
         ),
         "method": meta.get("method"),
@@ -93,3 +109,62 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
             for s in answer.trace.steps
         ],
     }
+
+
+# --------------------------------------------------------------------- completing old records
+def study_supporting_ids(directory: Path) -> dict[str, tuple[str, ...]]:
+    """Question id → supporting passage ids of the data set a study's ``manifest.json`` names;
+    empty (with a warning) when the manifest or the data set cannot be read."""
+    path = Path(directory) / "manifest.json"
+    try:
+        dataset = json.loads(path.read_text(encoding="utf-8")).get("dataset")
+        if not dataset:
+            return {}
+        return {q.id: q.supporting_ids for q in load_dataset(dataset).questions}
+    except (OSError, ValueError, KeyError, DataError) as exc:  # DataError is a ValueError
+        log.warning("%s: supporting passages unavailable, passage recall left empty: %s", path, exc)
+        return {}
+
+
+def _passage_recall_of(row: Mapping[str, Any], supporting: Mapping[str, Sequence[str]]) -> Any:
+    ids = row.get("supporting_ids")
+    if not isinstance(ids, list | tuple):
+        ids = supporting.get(row["id"])
+    context = row.get("context_ids")
+    if ids is None or not isinstance(context, list | tuple):
+        return None
+    return passage_recall(context, ids)  # only passage (chunk) ids can match a supporting id
+
+
+def with_recalls(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataFrame:
+    """``frame`` with ``passage_recall`` and ``provenance_recall`` for every record that can
+    have them; records that already do keep their values, and the files are never rewritten.
+
+    Records written before the two recalls had ``support_recall``, which is provenance recall.
+    Their passage recall is recomputed from ``context_ids`` (a passage's evidence id is its
+    chunk id; every other evidence id has a kind prefix, so only passages can match) and the
+    question's supporting passages: the record's ``supporting_ids``, else the data set named in
+    ``directory``'s manifest (read only when a record needs it). Without ``context_ids`` or
+    supporting passages a recall stays empty.
+    """
+    if frame.empty or "id" not in frame:
+        return frame
+    frame = frame.copy()
+    if "support_recall" in frame:
+        old = frame["support_recall"]
+        if "provenance_recall" in frame:
+            old = frame["provenance_recall"].where(frame["provenance_recall"].notna(), old)
+        frame["provenance_recall"] = old
+    if "passage_recall" not in frame:
+        frame["passage_recall"] = None
+    todo = frame["passage_recall"].isna()
+    if "context_ids" not in frame or not todo.any():
+        return frame
+    records = frame.loc[todo].to_dict("records")
+    need_data = any(not isinstance(r.get("supporting_ids"), list | tuple) for r in records)
+    supporting = study_supporting_ids(directory) if need_data and directory is not None else {}
+    values = [_passage_recall_of(r, supporting) for r in records]
+    frame["passage_recall"] = frame["passage_recall"].astype(object)
+    frame.loc[todo, "passage_recall"] = pd.Series(values, index=frame.index[todo], dtype=object)
+    frame["passage_recall"] = pd.to_numeric(frame["passage_recall"], errors="coerce")
+    return frame

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ace_lab.config import REPO_ROOT, Settings, load_settings, redact_url
 from ace_lab.eval.metrics import exact_match, f1_score
+from ace_lab.eval.record import with_recalls
 from ace_lab.methods.final_answer import extract_final_answer
 
 if TYPE_CHECKING:  # only a type here: reading results never needs the LLM client
@@ -254,7 +255,7 @@ def load_results(
         if missing:
             raise FileNotFoundError(f"no results file(s): {', '.join(missing)}")
     records = [rec for path in paths for rec in read_jsonl(path)]
-    return results_frame(records)
+    return with_recalls(results_frame(records), directory)  # old records: recalls recomputed
 
 
 def latest_study(settings: Settings | None = None) -> str:

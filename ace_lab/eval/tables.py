@@ -4,12 +4,16 @@ Every table takes the frame :func:`ace_lab.eval.study.load_results` returns (one
 question × method, columns as in :func:`ace_lab.eval.record.record`) and returns a small
 DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one implementation:
 
-- :func:`main_table`: EM/F1 with 95% bootstrap intervals and mean cost per method;
+- :func:`main_table`: EM/F1 with 95% bootstrap intervals, the context columns and mean cost
+  per method;
 - :func:`main_table_by_dataset`: those tables side by side, one column group per data set;
 - :func:`paired_tests`: F1 differences against a baseline on shared questions;
 - :func:`transfer_table`: a backbone alone against a layer over it, with the paired difference;
 - :func:`coverage_table`: ACE Table 5 (answer coverage before/after refinement, recovery);
 - :func:`cost_table`: ACE Table 6b (per-query calls, tokens, time, input ratio).
+
+Every table carries :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS` (context size, the two
+recalls, format compliance; :mod:`ace_lab.eval.context_stats`).
 
 ACE's router and ablation tables are in :mod:`ace_lab.eval.ace_tables`; writing tables to
 files in :mod:`ace_lab.eval.export`. Comparisons between methods use the questions both
@@ -25,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from ace_lab.eval.context_stats import CONTEXT_COLUMNS, context_columns, mean
 from ace_lab.eval.metrics import coverage_and_recovery
 from ace_lab.eval.stats import Interval, bootstrap_ci, paired_bootstrap, permutation_test
 from ace_lab.registry import METHODS
@@ -32,12 +37,13 @@ from ace_lab.registry import METHODS
 #: Per-query cost columns of a record, in table order.
 COST_COLUMNS = ("retrieval_calls", "llm_calls", "input_tokens", "output_tokens", "wall_s")
 #: The columns the notebooks show of :func:`cost_table` (the exports keep every column).
-COST_VIEW = ["method", "n", *COST_COLUMNS, "wall_n", "server_cached_tokens", "input_ratio",
-             "wall_ratio"]  # fmt: skip
+COST_VIEW = ["method", "n", "context_tokens", *COST_COLUMNS, "wall_n", "server_cached_tokens",
+             "input_ratio", "wall_ratio"]  # fmt: skip
 #: The columns the notebooks show of :func:`main_table` (those present).
-MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *COST_COLUMNS]
+MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_COLUMNS, *COST_COLUMNS]
 #: The columns the notebooks show of :func:`paired_tests`.
-PAIRED_VIEW = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation"]
+PAIRED_VIEW = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation",
+               "context_tokens", "context_tokens_baseline"]  # fmt: skip
 #: The paper's names for :func:`coverage_table`'s columns (ACE Table 5).
 COVERAGE_LABELS = {
     "coverage_initial": "Initial (C_base)",
@@ -84,11 +90,6 @@ def _ci_text(ci: Interval) -> str:
     return f"{ci.mean:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
 
 
-def _mean(values: pd.Series) -> float:
-    values = pd.to_numeric(values, errors="coerce").dropna()
-    return float(values.mean()) if len(values) else math.nan
-
-
 # -------------------------------------------------------------------------------- main table
 def main_table(
     df: pd.DataFrame,
@@ -97,7 +98,8 @@ def main_table(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per method: n, EM and F1 means with 95% bootstrap intervals, mean cost.
+    """One row per method: n, EM and F1 means with 95% bootstrap intervals, the
+    :data:`CONTEXT_COLUMNS` and mean cost.
 
     EM/F1 average over questions with a gold answer; the intervals are percentile bootstraps
     (seeded, so a rerun prints the same numbers). Cost columns are per-query means; ``wall_s``
@@ -116,7 +118,8 @@ def main_table(
                 f"{label}_high": ci.high,
                 f"{label} [95% CI]": _ci_text(ci),
             }
-        row |= {column: _mean(sub[column]) for column in COST_COLUMNS if column in sub}
+        row |= context_columns(sub)
+        row |= {column: mean(sub[column]) for column in COST_COLUMNS if column in sub}
         if "wall_s" in sub:
             row["wall_s"] = _cold_wall(sub)["wall_s"]
         rows.append(row)
@@ -126,25 +129,32 @@ def main_table(
 def main_table_by_dataset(
     tables: Mapping[str, pd.DataFrame], methods: Sequence[str]
 ) -> pd.DataFrame:
-    """The Table 2 layout: one row per method, ``<label> n`` and EM/F1 ``[95% CI]`` columns
-    for each :func:`main_table` in ``tables`` (keyed by data set label, in column order).
+    """The Table 2 layout: one row per method and, for each :func:`main_table` in ``tables``
+    (keyed by data set label, in column order), ``<label> n``, EM/F1 ``[95% CI]`` and the
+    :data:`CONTEXT_COLUMNS` the table has (``<label> context_tokens`` ...).
 
     Rows follow ``methods``; a method no table has is left out, one missing from some data
-    set has n = 0 and ``missing`` there. Empty when no table has a row.
+    set has n = 0, ``missing`` intervals and empty context columns there. Empty when no table
+    has a row.
     """
     rows: dict[str, dict[str, Any]] = {}
+    columns: list[str] = ["method"]
     for label, table in tables.items():
+        names = ["n", "EM [95% CI]", "F1 [95% CI]", *(c for c in CONTEXT_COLUMNS if c in table)]
+        columns += [f"{label} {name}" for name in names]
         for row in table.to_dict("records"):
             entry = rows.setdefault(row["method"], {"method": row["method"]})
-            entry[f"{label} n"] = row["n"]
-            for metric in ("EM", "F1"):
-                entry[f"{label} {metric} [95% CI]"] = row[f"{metric} [95% CI]"]
-    combined = pd.DataFrame([rows[m] for m in methods if m in rows])
+            entry |= {f"{label} {name}": row[name] for name in names}
+    combined = pd.DataFrame([rows[m] for m in methods if m in rows], columns=columns)
+    if combined.empty:
+        return pd.DataFrame()
     for column in combined.columns[1:]:
         if column.endswith(" n"):
             combined[column] = combined[column].fillna(0).astype(int)  # 0: no results
-        else:
+        elif column.endswith("[95% CI]"):
             combined[column] = combined[column].fillna("missing")
+        else:
+            combined[column] = combined[column].astype(float)  # NaN: no results
     return combined
 
 
@@ -161,17 +171,21 @@ def paired_tests(
     """Mean ``metric`` difference of each method vs ``baseline`` on the questions both have.
 
     Pairing per question removes the between-question variance; the interval is a paired
-    bootstrap and the p-value a sign-flip permutation test (both seeded).
+    bootstrap and the p-value a sign-flip permutation test (both seeded). ``context_tokens``
+    and ``context_tokens_baseline`` are the two methods' mean context sizes on those questions.
     """
     names = [m for m in select_methods(df, methods) if m != baseline]
     select_methods(df, [baseline])
     base = per_question(df, baseline, metric)
     label = metric.upper()
+    tokens = "context_tokens" in df
+    base_tokens = per_question(df, baseline, "context_tokens") if tokens else None
     rows = []
     for method in names:
         other = per_question(df, method, metric)
         ids = common_ids([other, base])
         a, b = other.loc[ids].to_numpy(), base.loc[ids].to_numpy()
+        sizes = per_question(df, method, "context_tokens") if tokens else None
         boot = paired_bootstrap(a, b, n_resamples=n_resamples, seed=seed)
         rows.append(
             {
@@ -186,6 +200,8 @@ def paired_tests(
                 "diff [95% CI]": f"{boot.mean_diff:+.3f} [{boot.low:+.3f}, {boot.high:+.3f}]",
                 "p_bootstrap": boot.p_value,
                 "p_permutation": permutation_test(a, b, n_permutations=n_permutations, seed=seed),
+                "context_tokens": mean(sizes.reindex(ids)) if tokens else math.nan,
+                "context_tokens_baseline": mean(base_tokens.reindex(ids)) if tokens else math.nan,
             }
         )
     return pd.DataFrame(rows)
@@ -196,9 +212,9 @@ def transfer_table(df: pd.DataFrame, backbone: str, layered: str) -> pd.DataFram
     """ACE Table 6a: a backbone alone (``graphrag``) against a layer over it
     (``ace-full@graphrag``).
 
-    One row per method (n, EM and F1 with their 95% bootstrap intervals), then the paired
-    difference ``layered − backbone`` on the questions both answered, with its paired-bootstrap
-    interval and the F1 permutation p-value.
+    One row per method (n, EM and F1 with their 95% bootstrap intervals, the
+    :data:`CONTEXT_COLUMNS`), then the paired difference ``layered − backbone`` on the questions
+    both answered, with its paired-bootstrap interval and the F1 permutation p-value.
     """
     pair = [backbone, layered]
     main = main_table(df, pair).set_index("method")
@@ -211,6 +227,7 @@ def transfer_table(df: pd.DataFrame, backbone: str, layered: str) -> pd.DataFram
             "EM [95% CI]": main.loc[m, "EM [95% CI]"],
             "F1 [95% CI]": main.loc[m, "F1 [95% CI]"],
             "p (permutation)": math.nan,
+            **{column: main.loc[m, column] for column in CONTEXT_COLUMNS},
         }
         for m in pair
     ]
@@ -224,6 +241,7 @@ def transfer_table(df: pd.DataFrame, backbone: str, layered: str) -> pd.DataFram
             "EM [95% CI]": em["diff [95% CI]"],
             "F1 [95% CI]": f1["diff [95% CI]"],
             "p (permutation)": f1["p_permutation"],
+            **dict.fromkeys(CONTEXT_COLUMNS, math.nan),
         }
     )
     return pd.DataFrame(rows)
@@ -236,6 +254,8 @@ def coverage_table(df: pd.DataFrame, methods: Sequence[str] | None = None) -> pd
     For ACE the initial context is its first retrieval (``base_has_answer``); a method with
     no refinement stage has one context, so its initial coverage is its final coverage and
     recovery is 0 (or None when nothing was uncovered). Yes/no questions are excluded.
+    ``context_tokens``, ``passage_recall`` and ``provenance_recall`` are means over the same
+    ``n`` questions (the recalls over those with supporting passages).
     """
     rows = []
     for method in select_methods(df, methods):
@@ -247,10 +267,14 @@ def coverage_table(df: pd.DataFrame, methods: Sequence[str] | None = None) -> pd
         final = [bool(v) for v in sub["context_has_answer"]]
         initial = [bool(v) for v in sub["base_has_answer"]] if staged else final
         result = coverage_and_recovery(initial, final)
+        context = context_columns(sub)
         rows.append(
             {
                 "method": method,
                 **result,
+                **{
+                    k: context[k] for k in ("context_tokens", "passage_recall", "provenance_recall")
+                },
                 "initial": "first retrieval (stages.base)" if staged else "final (no refinement)",
             }
         )
@@ -265,7 +289,7 @@ def cost_table(
     *,
     common: bool = True,
 ) -> pd.DataFrame:
-    """ACE Table 6b: per-query retrieval calls, LLM calls, tokens and wall time.
+    """ACE Table 6b: per-query context size, retrieval calls, LLM calls, tokens and wall time.
 
     ``wall_s`` is the mean over the ``wall_n`` answers made without any cached LLM call.
     ``server_cached_tokens`` is the mean input the LLM server reused from its own prompt cache
@@ -292,7 +316,7 @@ def cost_table(
     frames = {m: method_rows(df, m) for m in pool}
     if ids is not None:
         frames = {m: f.set_index("id").loc[ids].reset_index() for m, f in frames.items()}
-    ref_input = _mean(frames[reference]["input_tokens"]) if reference in frames else math.nan
+    ref_input = mean(frames[reference]["input_tokens"]) if reference in frames else math.nan
     ref_wall = _cold_wall(frames[reference])["wall_s"] if reference in frames else math.nan
     if reference not in frames:
         notes.append(f"reference {reference!r} has no results; input_ratio is empty")
@@ -300,10 +324,11 @@ def cost_table(
     for method in names:
         sub = frames[method]
         row: dict[str, Any] = {"method": method, "n": len(sub)}
-        row |= {column: _mean(sub[column]) for column in COST_COLUMNS}
+        row["context_tokens"] = mean(sub.get("context_tokens"))
+        row |= {column: mean(sub[column]) for column in COST_COLUMNS}
         row |= _cold_wall(sub)
         cached = sub.get("server_cached_tokens")
-        row["server_cached_tokens"] = _mean(cached) if cached is not None else math.nan
+        row["server_cached_tokens"] = mean(cached) if cached is not None else math.nan
         row["input_ratio"] = row["input_tokens"] / ref_input if ref_input else math.nan
         row["wall_ratio"] = row["wall_s"] / ref_wall if ref_wall else math.nan
         rows.append(row)
@@ -318,8 +343,8 @@ def _cold_wall(sub: pd.DataFrame) -> dict[str, Any]:
     their recorded model time), or its ``wall_s`` when it made no cached call; answers with
     neither are left out (``wall_n`` says how many count)."""
     if "cache_hits" not in sub:
-        return {"wall_s": _mean(sub["wall_s"]), "wall_n": len(sub)}
+        return {"wall_s": mean(sub["wall_s"]), "wall_n": len(sub)}
     fresh = sub["cache_hits"].fillna(0) == 0
     cold = sub["cold_wall_s"] if "cold_wall_s" in sub else pd.Series(index=sub.index, dtype=float)
     wall = cold.where(cold.notna(), sub["wall_s"].where(fresh))
-    return {"wall_s": _mean(wall.dropna()), "wall_n": int(wall.notna().sum())}
+    return {"wall_s": mean(wall.dropna()), "wall_n": int(wall.notna().sum())}

@@ -100,7 +100,7 @@ def build_graph(
     archive_path = out / "llm_responses.jsonl"
     archive = ResponseArchive(archive_path)
     llm.archives.append(archive)
-    earlier, llm.answered = llm.answered, {}  # collect exactly the responses this build uses
+    earlier, llm.answered = llm.answered, {}  # collect the responses this build uses
     start = time.perf_counter()
     calls_before = len(llm.ledger.calls)
     try:
@@ -117,7 +117,9 @@ def build_graph(
         elapsed if made_calls or "build_wall_s" not in previous else previous["build_wall_s"]
     )
     tables.meta["last_run_wall_s"] = elapsed
-    ResponseArchive.write(archive_path, used)
+    # Keep what the archive held: a rebuild that replays per-chunk records asks the model
+    # nothing for finished chunks, and their paid responses must stay replayable.
+    ResponseArchive.write(archive_path, archive.entries() | used)
     tables.save(out / "tables")
     if with_index:
         from ace_lab.graph.seeds import build_seed_indexes

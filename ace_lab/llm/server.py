@@ -40,6 +40,9 @@ from ace_lab.llm.models import get_tier, prepare_model
 HOST = "127.0.0.1"
 #: ``-m`` target of the server process, the mark :func:`is_our_server` looks for.
 SERVER_MODULE = "ace_lab.llm.server"
+#: Reuse cached prompt prefixes? No: llama.cpp is not batch-invariant, so evaluating only a
+#: prompt's uncached rest changed temperature-0 answers (``bench/answer_determinism.py``).
+PROMPT_CACHE = False
 
 
 class ServerError(RuntimeError):
@@ -351,7 +354,7 @@ def stop(settings: Settings, tier: str | None = None) -> bool:
 
 
 def server_params(
-    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str
+    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str, cache: bool
 ) -> Any:
     """The ``xllamacpp.CommonParams`` :func:`serve` runs with: bound to :data:`HOST` only."""
     import xllamacpp
@@ -363,18 +366,17 @@ def server_params(
     params.port = port
     params.n_parallel = parallel
     params.n_ctx = ctx_size * parallel  # llama.cpp splits n_ctx across the parallel slots
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
-    params.cache_prompt = True  # reuse the shared prompt prefix (fixed instructions first)
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+    params.cache_prompt = cache  # reuse cached prompt prefixes (see PROMPT_CACHE)
     return params
 
 
 def serve(
-    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str
+    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str, cache: bool
 ) -> None:  # pragma: no cover - runs in the server process
     import xllamacpp
 
-    server = xllamacpp.Server(server_params(model, port, threads, ctx_size, parallel, alias))
+    server = xllamacpp.Server(server_params(model, port, threads, ctx_size, parallel, alias, cache))
     print(f"ace_lab llm server: {alias} on {server.listening_address}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     while True:
@@ -389,8 +391,9 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - server pr
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx-size", type=int, default=8192)
     parser.add_argument("--parallel", type=int, default=1)
-    args = parser.parse_args(argv)
-    serve(args.model, args.port, args.threads, args.ctx_size, args.parallel, args.alias)
+    parser.add_argument("--prompt-cache", type=int, choices=(0, 1), default=int(PROMPT_CACHE))
+    a = parser.parse_args(argv)
+    serve(a.model, a.port, a.threads, a.ctx_size, a.parallel, a.alias, bool(a.prompt_cache))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,10 +1,19 @@
 """Final generation: one LLM call on the original query and the generation-ready context.
 
-Three prompts share this path: ``answer_qa`` (the multi-hop QA synthesis prompt: bridge entity,
-brief reasoning, ``[FINAL_ANSWER] … [/FINAL_ANSWER]``), ``answer_qfs`` (open-ended synthesis over
-multi-resolution evidence) and ``answer_generic`` (a plain RAG prompt, for the "without
-task-specific prompt" ablation). Every QA method in ace_lab answers through ``answer_qa``, so
-methods differ only in the context they build.
+Four prompts share this path: ``answer_qa`` (the paper's multi-hop QA synthesis prompt: bridge
+entity, brief reasoning, ``[FINAL_ANSWER] … [/FINAL_ANSWER]``), ``answer_qa_json`` (the same
+rules and reasoning, with the reasoning and the answer as one JSON object whose schema goes to the
+server as ``response_format``), ``answer_qfs`` (open-ended synthesis over multi-resolution
+evidence) and ``answer_generic`` (a plain RAG prompt, for the "without task-specific prompt"
+ablation). Every QA method in ace_lab answers through ``answer_qa`` unless configured otherwise,
+so methods differ only in the context they build.
+
+The JSON style is one call at temperature 0 like the others (no resampled retry, which would
+answer a different question than the paper prompt's single greedy call): the schema comes from
+:func:`ace_lab.llm.structured.schema_format`, the reply is validated with
+:func:`~ace_lab.llm.structured.parse_output`, and a reply that does not validate (cut off by the
+token cap, say) is read by :func:`~ace_lab.methods.final_answer.extract_final_answer`, which
+also reads the ``answer`` of a JSON reply, so a stored raw reply rescores the same way.
 """
 
 from __future__ import annotations
@@ -12,15 +21,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel
+
+from ace_lab.evidence import current_step
 from ace_lab.llm import LLM
+from ace_lab.llm.structured import JsonOutputError, parse_output, schema_format
 from ace_lab.methods.final_answer import extract_final_answer
 from ace_lab.prompts import load_prompt
 
 Task = Literal["qa", "qfs"]
-PromptStyle = Literal["task", "generic"]
+#: ``task``: the paper's task prompt; ``generic``: a plain RAG prompt; ``json``: the QA prompt
+#: with a JSON-schema answer (QA only).
+PromptStyle = Literal["task", "generic", "json"]
+PROMPT_STYLES: tuple[str, ...] = ("task", "generic", "json")
 
 #: Generated-token caps: a QA answer is a short reasoning line plus a span.
 MAX_TOKENS = {"qa": 256, "qfs": 768}
+#: Extra tokens the JSON style may spend on its syntax (keys, quotes, braces).
+JSON_EXTRA_TOKENS = 32
+
+
+class QAJsonAnswer(BaseModel):
+    """The JSON answer prompt's reply: the paper's brief reasoning, then the exact answer."""
+
+    reasoning: str
+    answer: str
 
 
 @dataclass(frozen=True)
@@ -32,6 +57,10 @@ class Generation:
 def prompt_name(task: Task, style: PromptStyle = "task") -> str:
     if style == "generic":
         return "answer_generic"
+    if style == "json":
+        if task != "qa":
+            raise ValueError("the JSON answer prompt is for QA; use style 'task' for QFS")
+        return "answer_qa_json"
     return {"qa": "answer_qa", "qfs": "answer_qfs"}[task]
 
 
@@ -48,11 +77,26 @@ def generate(
     variables: dict[str, str] = {"query": query, "context": context or "(no context retrieved)"}
     if name == "answer_qfs":
         variables["response_type"] = response_type
+    json_style = style == "json"
     completion = llm.chat(
         load_prompt(name).messages(**variables),
-        tag=f"generate.{task}",
+        tag=f"generate.{task}.json" if json_style else f"generate.{task}",
         temperature=0.0,
-        max_tokens=MAX_TOKENS[task],
+        max_tokens=MAX_TOKENS[task] + (JSON_EXTRA_TOKENS if json_style else 0),
+        response_format=schema_format(QAJsonAnswer) if json_style else None,
     )
     text = completion.text.strip()
-    return Generation(text, extract_final_answer(text) if task == "qa" else text)
+    if task != "qa":
+        return Generation(text, text)
+    if json_style:
+        try:
+            parse_output(text, QAJsonAnswer)
+        except JsonOutputError as exc:
+            _note(f"JSON answer did not validate ({str(exc)[:120]}); read as text")
+    return Generation(text, extract_final_answer(text))
+
+
+def _note(message: str) -> None:
+    step = current_step()
+    if step is not None:
+        step.notes.append(message)

@@ -1,0 +1,78 @@
+"""What every results table says about a method's contexts and answers, besides its scores.
+
+:data:`CONTEXT_COLUMNS`, per-question means over a method's records:
+
+- ``context_tokens``: size of the final context the answer was generated from;
+- ``passage_recall``: share of the supporting passages among the passages rendered in it;
+- ``provenance_recall``: share among the source ids of every context item (an entity or a
+  summary credits the passage it came from; the ``support_recall`` of older records);
+- ``format_compliance``: share of answers given in a proper ``[FINAL_ANSWER]`` tag pair
+  (:func:`~ace_lab.eval.metrics.answer_format`).
+
+:func:`context_columns` computes them for some records, :func:`with_context` adds them to any
+table with a ``method`` column (the ACE ablation table, say).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ace_lab.eval.metrics import answer_format
+
+CONTEXT_COLUMNS = ("context_tokens", "passage_recall", "provenance_recall", "format_compliance")
+
+
+def mean(values: pd.Series | None) -> float:
+    """Mean of the numeric values (NaN when there are none)."""
+    if values is None:
+        return math.nan
+    values = pd.to_numeric(values, errors="coerce").dropna()
+    return float(values.mean()) if len(values) else math.nan
+
+
+def format_compliance(records: pd.DataFrame) -> float:
+    """Share of QA answers (a gold answer and a raw reply) whose reply used the tag pair; NaN
+    without any (a summary has no answer tag)."""
+    if "raw" not in records or "gold" not in records:
+        return math.nan
+    replies = [
+        raw
+        for raw, gold in zip(records["raw"], records["gold"], strict=True)
+        if isinstance(raw, str) and isinstance(gold, list | tuple) and gold
+    ]
+    if not replies:
+        return math.nan
+    return sum(answer_format(raw) == "tag" for raw in replies) / len(replies)
+
+
+def context_columns(records: pd.DataFrame) -> dict[str, float]:
+    """:data:`CONTEXT_COLUMNS` of ``records`` (one method's, say), NaN where undefined.
+
+    Recalls average over the questions that have one (supporting passages known); a record
+    with only the old ``support_recall`` counts it as provenance recall.
+    """
+    provenance = records.get("provenance_recall")
+    if "support_recall" in records:  # records written before the two recalls
+        old = records["support_recall"]
+        provenance = old if provenance is None else provenance.where(provenance.notna(), old)
+    return {
+        "context_tokens": mean(records.get("context_tokens")),
+        "passage_recall": mean(records.get("passage_recall")),
+        "provenance_recall": mean(provenance),
+        "format_compliance": format_compliance(records),
+    }
+
+
+def with_context(table: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with :data:`CONTEXT_COLUMNS` (replacing any it had) for each row whose
+    ``method`` has records in ``df``, over all of that method's records (one per question id,
+    the last if repeated); NaN for other rows, such as a control or a difference."""
+    values = []
+    for method in table["method"]:
+        rows = df[df["method"] == method] if "method" in df else df.iloc[:0]
+        rows = rows.drop_duplicates("id", keep="last") if "id" in rows else rows
+        values.append(context_columns(rows) if len(rows) else dict.fromkeys(CONTEXT_COLUMNS))
+    extra = pd.DataFrame(values, index=table.index, columns=list(CONTEXT_COLUMNS), dtype=float)
+    return pd.concat([table.drop(columns=list(CONTEXT_COLUMNS), errors="ignore"), extra], axis=1)

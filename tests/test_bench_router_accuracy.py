@@ -1,0 +1,72 @@
+"""bench/router_accuracy.py: routing a slice's questions, the confusion and accuracy tables
+computed from the routes alone, and the files it writes (a scripted router, no model)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ace_lab.data import Question
+from ace_lab.llm import LLM
+from tests.conftest import ScriptedClient
+
+_PATH = Path(__file__).resolve().parents[1] / "bench" / "router_accuracy.py"
+_SPEC = importlib.util.spec_from_file_location("router_accuracy", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+QUESTIONS = [
+    Question("h1", "Which band released X and had drummer Y?", "Rush", (), (), "bridge", "hp"),
+    Question("h2", "Who is older, A or B?", "A", (), (), "comparison", "hp"),
+    Question("h3", "Where was the director of Z born?", "Oslo", (), (), "bridge", "hp"),
+]
+
+
+def _router(kwargs: dict) -> str:
+    query = kwargs["messages"][-1]["content"]
+    if "older" in query:
+        return '{"topology": "contrast"}'  # spelled another way: read as CONTRAST
+    if "director" in query:
+        return "not json"  # every attempt fails: the OVERVIEW fallback
+    return '{"topology": "CHAIN"}'
+
+
+@pytest.fixture
+def routes(settings) -> pd.DataFrame:
+    llm = LLM(settings, client=ScriptedClient(_router))
+    rows = bench.route_questions(llm, "hp", "hp-n3-s0", QUESTIONS, "fewshot")
+    return pd.DataFrame(rows)
+
+
+def test_route_questions_keeps_type_proxy_and_the_routers_decision(routes):
+    assert list(routes["label"]) == ["CHAIN", "CONTRAST", "OVERVIEW"]
+    assert list(routes["proxy"]) == ["CHAIN", "CONTRAST", "CHAIN"]
+    assert list(routes["raw_label"].fillna("-")) == ["CHAIN", "contrast", "-"]
+    assert list(routes["fallback"]) == [False, False, True]
+    assert list(routes["attempts"]) == [1, 1, 3] and set(routes["prompt"]) == {"fewshot"}
+
+
+def test_tables_count_labels_per_type_and_score_the_proxy(routes):
+    confusion = bench.confusion_table(routes).set_index("type")
+    assert confusion.loc["bridge", ["n", "CHAIN", "OVERVIEW", "correct"]].tolist() == [2, 1, 1, 1]
+    assert confusion.loc["comparison", ["CONTRAST", "correct"]].tolist() == [1, 1]
+    accuracy = bench.accuracy_table(routes)
+    first = accuracy.iloc[0]
+    assert (first["dataset"], first["n"], first["correct"], first["classes"]) == ("hp", 3, 2, 3)
+    assert first["accuracy"] == pytest.approx(2 / 3) and first["fallbacks"] == 1
+    assert list(accuracy["dataset"]) == ["hp", "all"]
+
+
+def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
+    bench.write(routes, tmp_path)
+    again = pd.read_csv(tmp_path / "routes.csv", keep_default_na=False, na_values=[""])
+    for name, text in bench.render(again).items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == text, name
+    md = (tmp_path / "confusion.md").read_text(encoding="utf-8")
+    assert "--datasets hp --n 3 --seed 0 --prompts fewshot" in md
+    assert json.dumps(list(again["label"])) == '["CHAIN", "CONTRAST", "OVERVIEW"]'

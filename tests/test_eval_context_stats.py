@@ -1,0 +1,63 @@
+"""ace_lab.eval.context_stats: the context columns every results table carries."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ace_lab.eval.context_stats import (
+    CONTEXT_COLUMNS,
+    context_columns,
+    format_compliance,
+    mean,
+    with_context,
+)
+from tests.conftest import result_record
+
+TAG = "Reasoning: r.\n[FINAL_ANSWER] Brinemouth [/FINAL_ANSWER]"
+
+
+def test_mean_ignores_missing_and_non_numeric_values():
+    assert mean(pd.Series([1, None, "x", 3])) == 2.0
+    assert math.isnan(mean(pd.Series([], dtype=float))) and math.isnan(mean(None))
+
+
+def test_format_compliance_is_the_share_of_tagged_qa_answers():
+    records = pd.DataFrame(
+        {
+            "raw": [TAG, "Result: Brinemouth", TAG, None],
+            "gold": [["Brinemouth"], ["Brinemouth"], [], ["x"]],  # a summary; no reply
+        }
+    )
+    assert format_compliance(records) == 0.5
+    assert math.isnan(format_compliance(records.iloc[2:]))  # no QA answer with a reply
+    assert math.isnan(format_compliance(records.drop(columns="raw")))
+
+
+def test_context_columns_read_old_and_new_records():
+    old = pd.DataFrame({"context_tokens": [100, 300], "support_recall": [1.0, 0.5]})
+    columns = context_columns(old)
+    assert (columns["context_tokens"], columns["provenance_recall"]) == (200.0, 0.75)
+    assert math.isnan(columns["passage_recall"]) and math.isnan(columns["format_compliance"])
+    new = pd.DataFrame({"passage_recall": [0.5, None], "provenance_recall": [1.0, None]})
+    assert context_columns(new)["passage_recall"] == 0.5  # a question without supporting ids
+    assert list(context_columns(new)) == list(CONTEXT_COLUMNS)
+
+
+def test_with_context_adds_columns_per_method_row_and_leaves_others_empty():
+    df = pd.DataFrame(
+        [
+            result_record("m", 0, context_tokens=10, raw=TAG, gold=["Brinemouth"]),
+            result_record("m", 0, context_tokens=30, raw="x", gold=["Brinemouth"]),  # rerun
+            result_record("m", 1, context_tokens=50, raw=TAG, gold=["Brinemouth"]),
+        ]
+    )
+    table = pd.DataFrame({"method": ["m", "shuffled router"], "F1": [0.5, 0.4],
+                          "context_tokens": [1.0, 2.0]})  # fmt: skip
+    out = with_context(table, df)
+    assert list(out.columns) == ["method", "F1", *CONTEXT_COLUMNS]
+    assert out.loc[0, "context_tokens"] == 40  # the last record of a repeated question counts
+    assert out.loc[0, "format_compliance"] == 0.5
+    assert out.loc[1, list(CONTEXT_COLUMNS)].isna().all()
+    assert list(table["context_tokens"]) == [1.0, 2.0]  # the input is not changed

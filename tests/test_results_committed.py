@@ -1,0 +1,254 @@
+"""Committed tables match their data: every ``results/**/*.{md,csv,tex}`` table is remade from
+the committed records by the ace_lab calls that made it, and must come out byte for byte the same.
+
+:data:`PRODUCERS` is the explicit map from each table file (``<study>`` for any study folder) to
+the notebook or command that writes it and the function here that repeats its calls, with the
+notebooks' own default parameters (read from their papermill ``parameters`` cells). A table file
+with no entry fails, so a new table must be registered here; a study README is prose, not a
+table. No LLM is called: records, judge verdicts and the data sets' supporting passages (for
+passage recall of records written before it was stored) are all read from disk. Without
+``../shared/data`` the test skips off CI and fails on CI (``need_dataset``).
+
+After changing a table, regenerate: ``python -m ace_lab.notebooks notebooks/06_main_results.ipynb
+notebooks/07_ablations.ipynb notebooks/08_context_and_cost.ipynb``, ``ace-lab report --study
+<study> --export`` for studies with ``main_table``/``cost_table``/``paired_tests``, and
+``python -c "from ace_lab.eval.report import update_readme; update_readme()"``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from ace_lab.config import load_settings
+from ace_lab.eval import ace_tables, judging, tables
+from ace_lab.eval.context_stats import with_context
+from ace_lab.eval.export import export_table, markdown_section
+from ace_lab.eval.report import README_SECTION, StudyReport, readme_tables
+from ace_lab.eval.study import load_results
+from tests.conftest import need_dataset
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "results"
+SETTINGS = replace(load_settings(), results_dir=RESULTS)
+SUFFIXES = (".csv", ".md", ".tex")
+#: Files under results/ with a table suffix that are not tables.
+PROSE = {"README.md"}
+
+Tables = dict[str, pd.DataFrame]  # table stem relative to results/ → table
+
+
+def notebook_parameters(name: str) -> dict[str, Any]:
+    """The defaults of a notebook's papermill ``parameters`` cell."""
+    cells = json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    (cell,) = [c for c in cells["cells"] if "parameters" in c["metadata"].get("tags", [])]
+    values: dict[str, Any] = {}
+    exec("".join(cell["source"]), {}, values)
+    return values
+
+
+def _report() -> StudyReport:
+    return StudyReport(SETTINGS)
+
+
+# ------------------------------------------------------------------ what each producer writes
+@cache
+def notebook_06() -> Tables:
+    """notebooks/06_main_results.ipynb: per study ``main_results`` (tables.main_table) and
+    ``main_results_paired`` (tables.paired_tests); ``main_table`` (tables.main_table_by_dataset);
+    ``<qfs_study>/qfs_preferences`` (judging.preference_table)."""
+    p = notebook_parameters("06_main_results")
+    methods, baseline = p["methods"], p["baseline"]
+    found = _report().load_studies(p["studies"], methods, require=methods)
+    out: Tables = {}
+    main = {}
+    for study, info in found.items():
+        present = info.present(methods)
+        main[study] = out[f"{study}/main_results"] = tables.main_table(info.df, present)
+        if baseline in present and len(present) > 1:
+            out[f"{study}/main_results_paired"] = tables.paired_tests(info.df, baseline, present)
+    combined = tables.main_table_by_dataset({found[s].label: t for s, t in main.items()}, methods)
+    if not combined.empty:
+        out["main_table"] = combined
+    if p["qfs_study"]:
+        pairs = [tuple(pair) for pair in p["qfs_pairs"]]
+        preferences = judging.preference_table(p["qfs_study"], pairs, SETTINGS)
+        if (preferences["n"] > 0).any():
+            out[f"{p['qfs_study']}/qfs_preferences"] = preferences
+    return out
+
+
+@cache
+def notebook_07() -> Tables:
+    """notebooks/07_ablations.ipynb: per study ``07_ablations`` (ace_tables.ablation_report with
+    context_stats.with_context); ``<qfs_study>/07_qfs_ablations`` (judging.preference_table)."""
+    p = notebook_parameters("07_ablations")
+    full, ablations, adaptive, prefix = p["full"], p["ablations"], p["adaptive"], p["figure_prefix"]
+    wanted = ace_tables.ablation_methods(full, ablations, adaptive)
+    found = _report().load_studies(p["studies"], wanted, require=[full, *ablations, adaptive])
+    out: Tables = {}
+    for study, info in found.items():
+        table = ace_tables.ablation_report(
+            info.df, full, ablations, adaptive, n_permutations=p["n_permutations"]
+        )
+        out[f"{study}/{prefix}_ablations"] = with_context(table, info.df)
+    if p["qfs_study"]:
+        pairs = [(full, variant) for variant in p["qfs_variants"]]
+        preferences = judging.preference_table(p["qfs_study"], pairs, SETTINGS)
+        if not judging.preference_by_variant(preferences).empty:
+            out[f"{p['qfs_study']}/{prefix}_qfs_ablations"] = preferences
+    return out
+
+
+@cache
+def notebook_08() -> Tables:
+    """notebooks/08_context_and_cost.ipynb: per study ``08_coverage`` (tables.coverage_table),
+    ``08_transfer`` (tables.transfer_table), ``08_cost`` (tables.cost_table),
+    ``08_router_distribution`` and ``08_f1_change_by_topology`` (ace_tables); and
+    ``<cold_study>/08_cost_cold`` (tables.cost_table)."""
+    p = notebook_parameters("08_context_and_cost")
+    full, adaptive, transfer, prefix = p["full"], p["adaptive"], p["transfer"], p["figure_prefix"]
+    cost_methods, reference = p["cost_methods"], p["reference"]
+    wanted = list(dict.fromkeys([full, adaptive, *transfer, *cost_methods]))
+    out: Tables = {}
+    for study, info in _report().load_studies(p["studies"], wanted).items():
+        if present := info.present([full, adaptive]):
+            coverage = tables.coverage_table(info.df, present)
+            out[f"{study}/{prefix}_coverage"] = coverage.rename(columns=tables.COVERAGE_LABELS)
+        if info.has(*transfer):
+            out[f"{study}/{prefix}_transfer"] = tables.transfer_table(info.df, *transfer)
+        if present := info.present(cost_methods):
+            cost = tables.cost_table(info.df, present, reference=reference)
+            out[f"{study}/{prefix}_cost"] = cost
+        if info.has(adaptive):
+            dist = ace_tables.router_distribution(info.df, adaptive)
+            out[f"{study}/{prefix}_router_distribution"] = dist
+            if info.has(full):
+                change = ace_tables.f1_change_by_topology(info.df, adaptive, full)
+                out[f"{study}/{prefix}_f1_change_by_topology"] = change
+    cold_study = p["cold_study"]
+    if cold_study and (cold := _report().load_studies([cold_study], cost_methods).get(cold_study)):
+        cost = tables.cost_table(cold.df, cold.present(cost_methods), reference=reference)
+        out[f"{cold_study}/{prefix}_cost_cold"] = cost
+    return out
+
+
+@cache
+def cli_report(study: str) -> Tables:
+    """``ace-lab report --study <study> --export`` (ace_lab.cli._cmd_report, default
+    ``--baseline hirag``): ``main_table``, ``cost_table`` and ``paired_tests``."""
+    baseline = "hirag"
+    df = load_results(study, SETTINGS)
+    out = {
+        f"{study}/main_table": tables.main_table(df),
+        f"{study}/cost_table": tables.cost_table(df, reference=baseline),
+    }
+    if baseline in set(df["method"]) and df["method"].nunique() > 1:
+        out[f"{study}/paired_tests"] = tables.paired_tests(df, baseline)
+    return out
+
+
+def _notebook(make: Callable[[], Tables]) -> Callable[[str], Tables]:
+    return lambda study: make()
+
+
+#: Table file (stem relative to results/; ``<study>`` is any study folder) → (who writes it,
+#: the function that remakes what that producer writes). Register every new table here.
+PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
+    "main_table": ("notebook 06", _notebook(notebook_06)),
+    "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
+    "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),
+    "<study>/qfs_preferences": ("notebook 06", _notebook(notebook_06)),
+    "<study>/07_ablations": ("notebook 07", _notebook(notebook_07)),
+    "<study>/07_qfs_ablations": ("notebook 07", _notebook(notebook_07)),
+    "<study>/08_coverage": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_transfer": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_cost": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_cost_cold": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_router_distribution": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_f1_change_by_topology": ("notebook 08", _notebook(notebook_08)),
+    "<study>/main_table": ("ace-lab report --export", cli_report),
+    "<study>/cost_table": ("ace-lab report --export", cli_report),
+    "<study>/paired_tests": ("ace-lab report --export", cli_report),
+}
+
+
+# ---------------------------------------------------------------------------------- the test
+def committed_tables() -> list[str]:
+    """Stems (relative to results/) of every table file under results/."""
+    files = [p for p in RESULTS.rglob("*") if p.suffix in SUFFIXES and p.name not in PROSE]
+    return sorted({p.relative_to(RESULTS).with_suffix("").as_posix() for p in files})
+
+
+def producer_key(stem: str) -> tuple[str, str]:
+    """(the :data:`PRODUCERS` key of a table stem, its study or "")."""
+    study, _, name = stem.rpartition("/")
+    return (f"<study>/{name}" if study else name), study
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _benchmark_data() -> None:
+    """Passage recall of older records needs each study's data set (its supporting ids)."""
+    for manifest in RESULTS.glob("*/manifest.json"):
+        dataset = json.loads(manifest.read_text(encoding="utf-8")).get("dataset")
+        if dataset and dataset != "toy":
+            need_dataset(dataset)
+
+
+def _first_difference(path: Path, made: Path) -> str:
+    old, new = path.read_text(encoding="utf-8"), made.read_text(encoding="utf-8")
+    diff = difflib.unified_diff(old.splitlines(), new.splitlines(), "committed", "remade", n=0)
+    return "\n".join(list(diff)[:12])
+
+
+@pytest.mark.parametrize("stem", committed_tables())
+def test_committed_table_is_what_its_producer_makes(stem, tmp_path):
+    key, study = producer_key(stem)
+    assert key in PRODUCERS, f"results/{stem}: no producer; register it in PRODUCERS"
+    who, remake = PRODUCERS[key]
+    made = remake(study)
+    assert stem in made, f"results/{stem}: {who} does not make it (stale, or not in its studies)"
+    paths = export_table(made[stem], Path(stem).name, tmp_path)
+    for suffix in SUFFIXES:
+        committed = RESULTS / f"{stem}{suffix}"
+        if committed.is_file():
+            fresh = paths[suffix[1:]]
+            assert committed.read_bytes() == fresh.read_bytes(), (
+                f"results/{stem}{suffix} differs from what {who} makes now; regenerate it "
+                f"(see this file's docstring):\n{_first_difference(committed, fresh)}"
+            )
+
+
+def test_every_table_file_has_its_csv():
+    """A table is exported as csv, md and tex together; a lone md is hand-made or stale."""
+    lone = [s for s in committed_tables() if not (RESULTS / f"{s}.csv").is_file()]
+    assert not lone, f"tables without their csv: {lone}"
+
+
+def test_the_producer_map_names_real_producers_and_finds_keys():
+    assert producer_key("main_table") == ("main_table", "")
+    assert producer_key("hotpot-n20/08_cost") == ("<study>/08_cost", "hotpot-n20")
+    assert producer_key("hotpot-n20/new_table")[0] not in PRODUCERS  # so it would fail above
+    assert notebook_parameters("07_ablations")["figure_prefix"] == "07"
+    assert notebook_parameters("08_context_and_cost")["figure_prefix"] == "08"
+    assert {who for who, _ in PRODUCERS.values()} == {
+        "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export"
+    }  # fmt: skip
+
+
+def test_readme_copies_the_main_table():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    combined = pd.read_csv(RESULTS / "main_table.csv")
+    expected = markdown_section(readme, README_SECTION, readme_tables(combined))
+    assert readme == expected, (
+        "README's main table differs from results/main_table.csv; run "
+        '`python -c "from ace_lab.eval.report import update_readme; update_readme()"`'
+    )
