@@ -2,11 +2,14 @@
 
     python bench/answer_determinism.py [--tier smollm135m] [--targets 2] [--repeats 2]
         [--dataset hotpotqa_dev_sample200] [--context-tokens 600] [--max-tokens 64]
+        [--prompts-file prompts.json]
         [--settings cache=1,parallel=2 cache=0,parallel=2 cache=0,parallel=1]
 
 For each server setting (prompt-prefix cache on/off, parallel slots) a fresh server of the tier
 is started on a port of its own (a shared server is never touched) and ``--targets`` QA prompts
-(``answer_qa`` over one question's passages, cut to ``--context-tokens``) are each sent
+(``answer_qa`` over one question's passages, cut to ``--context-tokens``; or the first prompts of
+``--prompts-file``, a JSON list of chat message lists, e.g. rebuilt prompts of a study) are each
+sent
 
 - **sequentially**, ``--repeats`` times, each time right after a different other prompt (with
   the prefix cache on, the slot then holds another prompt's KV and reuses its shared prefix);
@@ -14,16 +17,17 @@ is started on a port of its own (a shared server is never touched) and ``--targe
   are busy and the target's tokens are batched with theirs.
 
 Requests go straight to the server at temperature 0 with a fixed seed (no response cache).
-Prints, per setting side by side: distinct raw generations and distinct extracted answers per
-target (1 everywhere = reproducible), and the throughput of each phase (requests per minute,
-prompt tokens the server evaluated per second, generated tokens per second). The machine's load
-average is printed too: on a shared machine the throughput columns are only comparable within
-one run.
+Prints, per setting side by side: per target, the distinct raw generations in the sequential
+phase, the concurrent phase and both (``seq/conc/all``; 1 everywhere = reproducible) and the
+distinct extracted answers; and the throughput of each phase (requests per minute, prompt tokens
+the server evaluated per second, generated tokens per second). The machine's load average is
+printed too: on a shared machine the throughput columns are only comparable within one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -133,15 +137,23 @@ def run_workload(
     return {"answers": answers, "phases": phases}
 
 
+def distinct(replies: Sequence[Reply], extract: bool = False) -> int:
+    """How many different texts (or extracted final answers) ``replies`` hold."""
+    return len({extract_final_answer(r.text) if extract else r.text for r in replies})
+
+
 def summarise(name: str, result: dict[str, Any]) -> dict[str, Any]:
-    """One table row: distinct generations / answers per target and each phase's throughput."""
+    """One table row: per target, distinct generations in the sequential phase, the concurrent
+    phase and both together (``seq/conc/all``), distinct extracted answers over both, and each
+    phase's throughput."""
     answers: list[list[Reply]] = result["answers"]
+    n_seq = len(answers[0]) // 2 if answers else 0
     row: dict[str, Any] = {
         "setting": name,
-        "distinct generations": " ".join(str(len({r.text for r in a})) for a in answers),
-        "distinct answers": " ".join(
-            str(len({extract_final_answer(r.text) for r in a})) for a in answers
+        "distinct generations seq/conc/all": "  ".join(
+            f"{distinct(a[:n_seq])}/{distinct(a[n_seq:])}/{distinct(a)}" for a in answers
         ),
+        "distinct answers": " ".join(str(distinct(a, extract=True)) for a in answers),
     }
     for phase, (replies, seconds) in result["phases"].items():
         evaluated = sum(r.prompt_tokens - r.cached_tokens for r in replies)
@@ -212,9 +224,13 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--threads", type=int, default=load_settings().llm.threads)
     parser.add_argument("--ctx", type=int, default=4096, help="context tokens per slot")
     parser.add_argument("--settings", nargs="+", default=DEFAULT_SETTINGS)
+    parser.add_argument("--prompts-file", type=Path, help="JSON list of chat message lists")
     args = parser.parse_args(argv)
     settings = [ServerSetting.parse(s) for s in args.settings]
-    prompts = qa_prompts(args.dataset, args.targets + 3, args.context_tokens)
+    if args.prompts_file:
+        prompts = json.loads(args.prompts_file.read_text())
+    else:
+        prompts = qa_prompts(args.dataset, args.targets + 3, args.context_tokens)
     model = prepare_model(args.tier, load_settings().model_dir)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -222,10 +238,10 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             rows.append(measure(args, setting, prompts, model, Path(tmp) / "server.log"))
             print(pd.DataFrame(rows[-1:]).to_string(index=False), flush=True)
     table = pd.DataFrame(rows)
+    source = args.prompts_file or f"{args.dataset} contexts ≤ {args.context_tokens} tokens"
     print(
-        f"\n{args.tier}, {args.targets} targets × {args.repeats} repeats per phase, "
-        f"{args.dataset} contexts ≤ {args.context_tokens} tokens, max {args.max_tokens} "
-        f"generated tokens, {args.threads} threads"
+        f"\n{args.tier}, {args.targets} targets × {args.repeats} repeats per phase, prompts: "
+        f"{source}, max {args.max_tokens} generated tokens, {args.threads} threads"
     )
     print(table.to_string(index=False))
     return table

@@ -9,11 +9,12 @@ question types under the proxy mapping of :data:`ace_lab.ace.analysis.PROXY_TOPO
 (HotpotQA bridge → CHAIN, comparison → CONTRAST; 2Wiki compositional and inference → CHAIN,
 comparison and bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN). Writes to ``--out``:
 
-- ``routes.csv``: one row per question and prompt (slice, type, proxy, label, raw label,
-  attempts, fallback): the records;
+- ``routes.jsonl``: one record per question and prompt (slice, type, proxy, label, raw
+  label, attempts, fallback);
 - ``confusion.csv`` / ``confusion.md``: question type × label counts per data set and prompt,
   and the accuracy under the proxy mapping with a 95% bootstrap interval, computed from
-  ``routes.csv`` alone (:func:`render`), so they can be checked against it.
+  ``routes.jsonl`` alone (:func:`render`, :func:`read_routes`), so they can be checked
+  against it.
 
 The LLM is the configured one (``ace-lab llm start`` for the local model); every response is
 cached, so a rerun only recomputes the tables.
@@ -22,6 +23,7 @@ cached, so a rerun only recomputes the tables.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -34,7 +36,7 @@ from ace_lab.ace.analysis import proxy_topology, router_accuracy, router_confusi
 from ace_lab.ace.router import ROUTER_PROMPTS, route
 from ace_lab.data import Question
 from ace_lab.eval.export import to_markdown
-from ace_lab.eval.stats import bootstrap_ci
+from ace_lab.eval.stats import bootstrap_ci, paired_bootstrap, permutation_test
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
 
@@ -105,6 +107,39 @@ def accuracy_table(routes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def paired_table(routes: pd.DataFrame, a: str = "fewshot", b: str = "paper") -> pd.DataFrame:
+    """Accuracy of prompt ``a`` minus prompt ``b`` on the same questions, per data set and over
+    all: paired bootstrap interval and sign-flip permutation p-value. Empty without both."""
+    if not {a, b} <= set(routes["prompt"]):
+        return pd.DataFrame()
+    keyed = routes.set_index(["dataset", "id"])
+    first, second = keyed[keyed["prompt"] == a], keyed[keyed["prompt"] == b]
+    shared = first.index.intersection(second.index)
+    hits_a = router_hits(first.loc[shared, "type"], first.loc[shared, "label"])
+    hits_b = router_hits(second.loc[shared, "type"], second.loc[shared, "label"])
+    datasets = list(dict.fromkeys(shared.get_level_values(0)))
+    rows = []
+    for dataset in [*datasets, "all"]:
+        pick = (
+            hits_a.index
+            if dataset == "all"
+            else hits_a.index[hits_a.index.get_level_values(0) == dataset]
+        )
+        x, y = hits_a.loc[pick].to_numpy(), hits_b.loc[pick].to_numpy()
+        diff = paired_bootstrap(x, y)
+        rows.append(
+            {
+                "dataset": dataset,
+                "comparison": f"{a} − {b}",
+                "n": len(pick),
+                "accuracy diff": diff.mean_diff,
+                "diff [95% CI]": f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]",
+                "p_permutation": permutation_test(x, y),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def command(routes: pd.DataFrame) -> str:
     """The command line that makes ``routes`` (slices and prompts read from it)."""
     slices = list(dict.fromkeys(routes["slice"]))
@@ -134,6 +169,10 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
         "",
         to_markdown(accuracy),
         "",
+        "## Paired difference (same questions)",
+        "",
+        to_markdown(paired_table(routes)),
+        "",
         "## Confusion (question type × router label)",
         "",
         to_markdown(confusion),
@@ -142,10 +181,18 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
     return {"confusion.csv": confusion.to_csv(index=False), "confusion.md": "\n".join(lines)}
 
 
+def read_routes(path: Path) -> pd.DataFrame:
+    """The records ``write`` saved to ``routes.jsonl``."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return pd.DataFrame([json.loads(line) for line in lines if line.strip()])
+
+
 def write(routes: pd.DataFrame, out: Path) -> None:
-    """``routes.csv``, ``confusion.csv`` and ``confusion.md`` under ``out``."""
+    """``routes.jsonl``, ``confusion.csv`` and ``confusion.md`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    routes.to_csv(out / "routes.csv", index=False)
+    records = routes.astype(object).where(routes.notna(), None).to_dict("records")
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    (out / "routes.jsonl").write_text(text, encoding="utf-8")
     for name, text in render(routes).items():
         (out / name).write_text(text, encoding="utf-8")
 

@@ -8,11 +8,12 @@ import json
 import pytest
 
 from ace_lab.ace.policy import TOPOLOGY_NAMES
-from ace_lab.ace.router import ROUTER_PROMPTS, normalise_label, route
+from ace_lab.ace.router import ROUTER_PROMPTS, normalise_label, route, router_messages
+from ace_lab.data import load_dataset
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
-from tests.conftest import ScriptedClient
+from tests.conftest import ScriptedClient, need_dataset
 
 
 def test_router_parses_and_records_label(settings):
@@ -80,20 +81,44 @@ def test_a_fallback_has_no_raw_label_and_keeps_the_errors(settings):
 def test_the_fewshot_prompt_is_a_choice_and_other_prompts_are_refused(settings):
     client = ScriptedClient(['{"topology": "CHAIN"}'] * 2)
     llm = LLM(settings, client=client)
-    route(llm, "Who is the spouse of the director of X?", prompt="fewshot")
-    route(llm, "Who is the spouse of the director of X?", prompt="paper")
+    query = "Who is the spouse of the director of X?"
+    route(llm, query, prompt="fewshot")
+    route(llm, query, prompt="paper")
     fewshot, paper = (r["messages"] for r in client.requests)
-    assert fewshot == load_prompt(ROUTER_PROMPTS["fewshot"]).messages(
-        query="Who is the spouse of the director of X?"
-    )
-    assert fewshot[0]["content"] != paper[0]["content"] and fewshot[1] == paper[1]
-    assert paper[0]["content"] == load_prompt("ace_router").system
+    assert paper == load_prompt("ace_router").messages(query=query)  # the paper's, unchanged
+    assert fewshot == router_messages(load_prompt(ROUTER_PROMPTS["fewshot"]), query)
+    assert fewshot[-1] == paper[-1] == {"role": "user", "content": f'Query: "{query}"'}
     with pytest.raises(ValueError, match="unknown router prompt"):
         route(llm, "q", prompt="zero-shot")  # type: ignore[arg-type]
 
 
-def test_the_fewshot_prompt_defines_every_topology_with_examples():
-    system = load_prompt("ace_router_fewshot").system
+def test_fewshot_examples_are_sent_as_earlier_turns():
+    prompt = load_prompt("ace_router_fewshot")
+    messages = router_messages(prompt, "Q?")
+    system, turns, last = messages[0], messages[1:-1], messages[-1]
+    assert system["role"] == "system" and "### EXAMPLES" not in system["content"]
+    assert (
+        "Strategic Router" in system["content"] and "Output ONLY a JSON object" in system["content"]
+    )
+    assert 'Query: "' not in system["content"]  # every example left the system message
+    assert [t["role"] for t in turns] == ["user", "assistant"] * (len(turns) // 2)
+    replies = [json.loads(t["content"])["topology"] for t in turns[1::2]]
     for label, name in TOPOLOGY_NAMES.items():
-        assert f"'{label}' ({name})" in system
-        assert system.count(f'-> {{"topology": "{label}"}}') >= 2, label
+        assert f"'{label}' ({name})" in system["content"]
+        assert replies.count(label) >= 2, label
+    assert all(t["content"].startswith('Query: "') for t in turns[::2])
+    assert last == {"role": "user", "content": 'Query: "Q?"'}
+    assert router_messages(load_prompt("ace_router"), "Q?") == load_prompt("ace_router").messages(
+        query="Q?"
+    )
+
+
+def test_fewshot_examples_are_not_questions_of_the_evaluation_slices():
+    """The worked examples are made up: none is a question of a committed slice's data set."""
+    turns = router_messages(load_prompt("ace_router_fewshot"), "Q?")[1:-1:2]
+    examples = {t["content"][len('Query: "') : -1] for t in turns}
+    assert len(examples) >= 12
+    for name in ("hotpotqa_dev_sample200", "2wikimultihopqa_hipporag1000"):
+        need_dataset(name)
+        asked = {q.question for q in load_dataset(name).questions}
+        assert not examples & asked, name

@@ -64,9 +64,27 @@ def test_tables_count_labels_per_type_and_score_the_proxy(routes):
 
 def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
     bench.write(routes, tmp_path)
-    again = pd.read_csv(tmp_path / "routes.csv", keep_default_na=False, na_values=[""])
+    again = bench.read_routes(tmp_path / "routes.jsonl")
     for name, text in bench.render(again).items():
         assert (tmp_path / name).read_text(encoding="utf-8") == text, name
     md = (tmp_path / "confusion.md").read_text(encoding="utf-8")
     assert "--datasets hp --n 3 --seed 0 --prompts fewshot" in md
     assert json.dumps(list(again["label"])) == '["CHAIN", "CONTRAST", "OVERVIEW"]'
+
+
+def test_paired_table_compares_two_prompts_on_the_same_questions(routes):
+    paper = routes.assign(prompt="paper", label="CONTRAST")  # right only on the comparison
+    both = pd.concat([routes, paper], ignore_index=True)
+    table = bench.paired_table(both).set_index("dataset")
+    assert list(table.index) == ["hp", "all"]
+    assert table.loc["hp", "n"] == 3
+    assert table.loc["hp", "accuracy diff"] == pytest.approx(2 / 3 - 1 / 3)
+    assert 0 < table.loc["hp", "p_permutation"] <= 1
+    assert bench.paired_table(routes).empty  # one prompt only: nothing to pair
+
+
+def test_the_committed_router_tables_are_what_their_records_make():
+    folder = Path(__file__).resolve().parents[1] / "results" / "router"
+    routes = bench.read_routes(folder / "routes.jsonl")
+    for name, text in bench.render(routes).items():
+        assert (folder / name).read_text(encoding="utf-8") == text, name

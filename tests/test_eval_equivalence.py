@@ -43,6 +43,11 @@ def test_fast_paths_decide_without_a_call(settings):
     assert exact.judge_model == "smollm135m" and exact.judge_identity == llm.model_identity
     assert llm.client().requests == []
     assert fast_path("Mission, British Columbia", ["Mission"]) is None
+    # a yes/no question is answered by the first word; an entity answer is wrong
+    assert fast_path("Yes, both are American.", ["yes"]) == ("yes_no", True)
+    assert fast_path("no", ["yes"]) == ("yes_no", False)
+    assert fast_path("Joe Walsh and Chester Bennington", ["no"]) == ("yes_no", False)
+    assert judge_equivalence(llm, "Same band?", ["no"], "No, they are not").by == "yes_no"
     with pytest.raises(ValueError, match="gold"):
         judge_equivalence(llm, "Who?", [], "x")
 
@@ -92,14 +97,15 @@ def test_score_frame_adds_columns_and_calls_once_per_distinct_answer(settings):
             {"method": "a", "question": "Q2", "gold": ["Ann"], "answer": "ann"},
             {"method": "b", "question": "Q2", "gold": ["Ann"], "answer": ""},
             {"method": "a", "question": "Q3", "gold": [], "answer": "x"},
+            {"method": "b", "question": "Q4", "gold": ["None"], "answer": None},
         ]
     )
     scored = score_frame(df, LLM(settings, client=client))
     assert len(client.requests) == 1  # two rows share one judged answer; the rest: fast paths
     assert scored["semantic"].tolist()[:4] == [1.0, 1.0, 1.0, 0.0]
-    assert math.isnan(scored["semantic"].iloc[4])
+    assert math.isnan(scored["semantic"].iloc[4]) and scored["semantic"].iloc[5] == 0.0
     assert scored["semantic_by"].tolist()[:4] == ["judge", "judge", "exact", "empty"]
-    assert pd.isna(scored["semantic_by"].iloc[4])
+    assert pd.isna(scored["semantic_by"].iloc[4]) and scored["semantic_by"].iloc[5] == "empty"
     assert set(scored["judge_model"]) == {"smollm135m"}
     assert "semantic" not in df  # the input frame is left as it was
 

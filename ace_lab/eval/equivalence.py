@@ -4,10 +4,14 @@ Lexical EM calls "Nattarasankottai, Tamil Nadu" wrong for the gold "Nattarasanko
 "Mohawk, Onondaga, Oneida, Cayuga, Seneca, Tuscarora" wrong for the same list with "and". The
 MOSAIC paper reports such a semantic score beside EM/F1; here it is one judge call per answer
 (prompt ``answer_equivalence``: question, gold answers, prediction → ``{"equivalent": bool}``),
-with two deterministic fast paths where no judgement is needed:
+with deterministic fast paths where no judgement is needed:
 
 - the prediction equals a gold alias after SQuAD normalisation → equivalent (``by="exact"``);
-- the prediction is empty after normalisation → not equivalent (``by="empty"``).
+- the prediction is empty after normalisation → not equivalent (``by="empty"``);
+- a yes/no question (a gold alias is "yes" or "no") is answered by the prediction's first
+  word: equivalent when it is the gold's yes/no, not when it is the other one or no yes/no at
+  all (``by="yes_no"``; "yes, both are American" is right for "yes", "Joe Walsh" is wrong for
+  "no" — the judge once accepted exactly that).
 
 A judge output that is not valid JSON of that schema after the retries of ``LLM.json`` counts as
 **not equivalent** (``by="fallback"``): an undecided judge never credits an answer, so the
@@ -30,12 +34,12 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel
 
-from ace_lab.eval.metrics import normalize_answer
+from ace_lab.eval.metrics import is_yes_no, normalize_answer
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
 
 #: How a verdict was reached: a fast path, the judge, or the judge's malformed-output default.
-DecidedBy = Literal["exact", "empty", "judge", "fallback"]
+DecidedBy = Literal["exact", "empty", "yes_no", "judge", "fallback"]
 #: A verdict is one JSON boolean: a few tokens of output.
 MAX_TOKENS = 16
 #: Characters of a prediction shown to the judge (a runaway generation is cut, not sent whole).
@@ -68,13 +72,15 @@ def gold_text(golds: Sequence[str]) -> str:
     return first + (f" (also accepted: {'; '.join(rest)})" if rest else "")
 
 
-def fast_path(prediction: str, golds: Sequence[str]) -> DecidedBy | None:
-    """``"exact"`` / ``"empty"`` where no judge is needed (see module doc), else None."""
+def fast_path(prediction: str, golds: Sequence[str]) -> tuple[DecidedBy, bool] | None:
+    """``(how, equivalent)`` where no judge is needed (see module doc), else None."""
     pred = normalize_answer(prediction)
     if not pred:
-        return "empty"
+        return "empty", False
     if any(pred == normalize_answer(g) for g in golds):
-        return "exact"
+        return "exact", True
+    if is_yes_no(golds):
+        return "yes_no", any(pred.split()[0] == normalize_answer(g) for g in golds)
     return None
 
 
@@ -87,7 +93,7 @@ def judge_equivalence(
     named = {"judge_model": llm.model, "judge_identity": llm.model_identity}
     decided = fast_path(prediction, golds)
     if decided is not None:
-        return Verdict(decided == "exact", decided, **named)
+        return Verdict(decided[1], decided[0], **named)
     result = llm.json(
         load_prompt("answer_equivalence").messages(
             question=question,
@@ -104,18 +110,23 @@ def judge_equivalence(
     return Verdict(result.value.equivalent, by, **named)
 
 
-def _key(row: Any) -> tuple[str, tuple[str, ...], str]:
-    return (str(row["question"]), tuple(str(g) for g in row["gold"]), str(row["answer"] or ""))
+def _key(row: dict[str, Any]) -> tuple[str, tuple[str, ...], str]:
+    answer = row.get("answer")  # a failed or missing answer (None, NaN) is an empty one
+    return (
+        str(row["question"]),
+        tuple(str(g) for g in row["gold"]),
+        answer if isinstance(answer, str) else "",
+    )
 
 
 def score_frame(df: pd.DataFrame, llm: LLM, *, desc: str | None = None) -> pd.DataFrame:
     """``df`` (a results frame: ``question``, ``gold``, ``answer``) with three more columns.
 
     ``semantic`` is 1.0 / 0.0 (NaN where a row has no gold answer), ``semantic_by`` says how
-    it was decided (``exact``, ``empty``, ``judge``, ``fallback``) and ``judge_model`` names
-    the judge. Rows that share question, golds and answer share one verdict (one call), and
-    every call goes through the LLM response cache. Judge calls run concurrently
-    (``LLM.map``); ``desc`` shows a progress bar.
+    it was decided (:data:`DecidedBy`) and ``judge_model`` names the judge. Rows that share
+    question, golds and answer share one verdict (one call), and every call goes through the
+    LLM response cache. Judge calls run concurrently (``LLM.map``); ``desc`` shows a progress
+    bar.
     """
     out = df.copy()
     rows = list(out.to_dict("records"))

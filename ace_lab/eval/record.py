@@ -88,6 +88,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "method": meta.get("method"),
         "policy": meta.get("policy"),
         "topology": meta.get("topology"),
+        "router": meta.get("router"),  # attempts, raw label, fallback (Adaptive-ACE)
         "plan": meta.get("plan"),
         "retrieval_calls": meta.get("retrieval_calls"),
         "llm_calls": summary["llm_calls"],
