@@ -9,11 +9,11 @@ question types under the proxy mapping of :data:`ace_lab.ace.analysis.PROXY_TOPO
 (HotpotQA bridge → CHAIN, comparison → CONTRAST; 2Wiki compositional and inference → CHAIN,
 comparison and bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN). Writes to ``--out``:
 
-- ``routes.jsonl``: one record per question and prompt (slice, type, proxy, label, raw
-  label, attempts, fallback);
+- ``routes.json``: one record per question and prompt (slice, type, proxy, label, raw
+  label, attempts, fallback), a JSON list (not ``.jsonl``: the folder is not a study);
 - ``confusion.csv`` / ``confusion.md``: question type × label counts per data set and prompt,
   and the accuracy under the proxy mapping with a 95% bootstrap interval, computed from
-  ``routes.jsonl`` alone (:func:`render`, :func:`read_routes`), so they can be checked
+  ``routes.json`` alone (:func:`render`, :func:`read_routes`), so they can be checked
   against it.
 
 The LLM is the configured one (``ace-lab llm start`` for the local model); every response is
@@ -182,17 +182,16 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
 
 
 def read_routes(path: Path) -> pd.DataFrame:
-    """The records ``write`` saved to ``routes.jsonl``."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return pd.DataFrame([json.loads(line) for line in lines if line.strip()])
+    """The records ``write`` saved to ``routes.json``."""
+    return pd.DataFrame(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def write(routes: pd.DataFrame, out: Path) -> None:
-    """``routes.jsonl``, ``confusion.csv`` and ``confusion.md`` under ``out``."""
+    """``routes.json``, ``confusion.csv`` and ``confusion.md`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     records = routes.astype(object).where(routes.notna(), None).to_dict("records")
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    (out / "routes.jsonl").write_text(text, encoding="utf-8")
+    lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
+    (out / "routes.json").write_text(f"[\n{lines}\n]\n", encoding="utf-8")
     for name, text in render(routes).items():
         (out / name).write_text(text, encoding="utf-8")
 

@@ -64,7 +64,7 @@ def test_tables_count_labels_per_type_and_score_the_proxy(routes):
 
 def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
     bench.write(routes, tmp_path)
-    again = bench.read_routes(tmp_path / "routes.jsonl")
+    again = bench.read_routes(tmp_path / "routes.json")
     for name, text in bench.render(again).items():
         assert (tmp_path / name).read_text(encoding="utf-8") == text, name
     md = (tmp_path / "confusion.md").read_text(encoding="utf-8")
@@ -85,6 +85,6 @@ def test_paired_table_compares_two_prompts_on_the_same_questions(routes):
 
 def test_the_committed_router_tables_are_what_their_records_make():
     folder = Path(__file__).resolve().parents[1] / "results" / "router"
-    routes = bench.read_routes(folder / "routes.jsonl")
+    routes = bench.read_routes(folder / "routes.json")
     for name, text in bench.render(routes).items():
         assert (folder / name).read_text(encoding="utf-8") == text, name
