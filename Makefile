@@ -5,7 +5,11 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 TIER ?= qwen1.5b
 SMOKE_TIER ?= smollm135m
-NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+# 04 (ArcRAG) and 05 (MOSAIC) answer a slice live with the default model (hours on 2 cores)
+# until their committed runs exist: `make reproduce NOTEBOOKS=notebooks/05_mosaic_policies.ipynb`
+# runs one on purpose; CI runs every notebook with its smoke parameters.
+LIVE_NOTEBOOKS := notebooks/04_arcrag_interface_and_witness.ipynb notebooks/05_mosaic_policies.ipynb
+NOTEBOOKS ?= $(filter-out $(LIVE_NOTEBOOKS),$(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)))
 
 .PHONY: setup models test unit reproduce lab lint lock clean bench reliability
 

@@ -194,6 +194,47 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _cmd_semantic(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.semantic import load_semantic, semantic_report, semantic_study
+    from ace_lab.eval.study import load_results
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    new = semantic_study(args.study, args.methods, settings=settings)
+    df = load_results(args.study, settings)
+    methods = args.methods or list(dict.fromkeys(df["method"]))
+    print(f"# {args.study}: {len(new)} answers judged now\n")
+    print(to_markdown(semantic_report(df, load_semantic(args.study, settings), methods)))
+    if errors := new.attrs.get("errors", 0):
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
+def _cmd_grb_score(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.graphragbench import IMPLEMENTED
+    from ace_lab.eval.graphragbench_store import grb_table, grb_wide, load_scores, score_study
+    from ace_lab.eval.study import load_results
+
+    settings = load_settings(**({"tier": args.model} if args.model else {}))
+    new = score_study(args.study, args.methods, settings=settings)
+    df = load_results(args.study, settings)
+    methods = args.methods or list(dict.fromkeys(df["method"]))
+    judge = {k: new.attrs.get(k) for k in ("judge_identity", "embed_model")}
+    table = grb_table(df, load_scores(args.study, settings), methods, **judge)
+    print(f"# {args.study}: {len(new)} answers scored now (GraphRAG-Bench metrics)")
+    if table.empty:
+        print("no scores of these methods' current answers")
+    for metric in IMPLEMENTED:
+        wide = grb_wide(table, metric)
+        if not wide.empty:
+            print(f"\n## {metric} (mean [95% CI]; Overall weighted by query count)\n")
+            print(to_markdown(wide))
+    if errors := new.attrs.get("errors", 0):
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
 def _cmd_methods(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -202,7 +243,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_colwidth", 90):
         if args.name is None:
             print(method_table().to_string(index=False))
-            print("\nalso: ace-fixed:<policy label>, <ace method>@graphrag")
+            print(
+                "\nalso: ace-fixed:<policy label>, <ace method>@graphrag, "
+                "arcrag:r<retries>p<passes>[@openie], mosaic-budget-matched:<budget>x<depth>, "
+                "<mosaic method>@openie"
+            )
             print("every setting of one method: ace-lab methods NAME")
             return 0
         try:
@@ -281,6 +326,18 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--limit", type=int, help="only the first LIMIT shared questions")
     judge.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
     judge.set_defaults(func=_cmd_judge)
+
+    semantic = sub.add_parser("semantic", help="LLM-judged answer equivalence (stored)")
+    semantic.add_argument("--study", required=True, help="results/<study>/ folder")
+    semantic.add_argument("--methods", nargs="+", help="methods to judge (default: all)")
+    semantic.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    semantic.set_defaults(func=_cmd_semantic)
+
+    grb = sub.add_parser("grb-score", help="GraphRAG-Bench metrics of a study (stored)")
+    grb.add_argument("--study", required=True, help="results/<study>/ folder")
+    grb.add_argument("--methods", nargs="+", help="methods to score (default: all)")
+    grb.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    grb.set_defaults(func=_cmd_grb_score)
 
     methods = sub.add_parser("methods", help="the registered methods, or one method's settings")
     methods.add_argument("name", nargs="?", help="a method name: list every setting it runs with")

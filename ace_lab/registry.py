@@ -10,6 +10,11 @@ Parametric names are resolved by :func:`spec`:
 - ``ace-fixed:<label>`` — one fixed ACE policy for every query, e.g. ``ace-fixed:gap+depth``;
 - ``<ace name>@graphrag`` (or ``@hirag``) — the same ACE configuration on another backbone
   (the paper's transfer experiment, Table 6a).
+- ``mosaic-budget-matched:<budget>x<depth>`` and ``<mosaic name>@openie`` — MOSAIC's fixed
+  policy matched to a measured budget and depth, and any MOSAIC method on the OpenIE graph.
+- ``<arc head>[:r<R>p<P>][@typed|@openie]`` — ArcRAG configurations (``arcrag``,
+  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``) with a retries × passes budget
+  and a graph family (:func:`ace_lab.arc.names.parse_name`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ import pandas as pd
 from ace_lab.ace.backbone import graphrag_backbone, hirag_backbone
 from ace_lab.ace.method import AceConfig, AceGraphRAG
 from ace_lab.ace.policy import ContextPolicy, full_policy, parse_policy
+from ace_lab.arc.method import ArcConfig, ArcRAG
+from ace_lab.arc.names import ARC_HEADS, ARC_METHODS, head_of
+from ace_lab.arc.names import parse_name as parse_arc_name
 from ace_lab.bounded import Bounded
 from ace_lab.evidence import Retriever
 from ace_lab.llm import LLM
@@ -32,6 +40,9 @@ from ace_lab.methods.hipporag import HippoConfig, HippoRetriever
 from ace_lab.methods.hirag import HiConfig, HiRetriever
 from ace_lab.methods.lightrag import LightRAGConfig, LightRAGRetriever
 from ace_lab.methods.naive import NaiveConfig, NaiveRetriever
+from ace_lab.mosaic.method import MOSAIC_HEADS, MOSAIC_METHODS, Mosaic, MosaicConfig
+from ace_lab.mosaic.method import parse_name as parse_mosaic_name
+from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.retrieval import RetrievalGraph
 
 Factory = Callable[[RetrievalGraph, LLM], Method]
@@ -78,6 +89,29 @@ def _ace(name: str, config: AceConfig, backbone: str = "hirag") -> Factory:
 def _ace_configs(config: AceConfig, backbone: Bounded | None = None) -> tuple[Bounded, ...]:
     policy = (config.policy,) if config.policy is not None else ()
     return (config, *policy, config.adapt, backbone or HiConfig())
+
+
+def _mosaic(name: str) -> MethodSpec:
+    """A MOSAIC method: the analyzer's per-query policy (``mosaic``) or one fixed policy, on
+    the hierarchical or OpenIE graph (:func:`ace_lab.mosaic.method.parse_name`)."""
+    policy, family, about = parse_mosaic_name(name)
+    config = MosaicConfig()
+
+    def factory(graph: RetrievalGraph, llm: LLM) -> Method:
+        return Mosaic(graph, llm, policy=policy, config=config, name=name)
+
+    return MethodSpec(name, family, factory, False, about, (config, policy or ExplorationPolicy()))
+
+
+def _arc(name: str) -> MethodSpec:
+    """An ArcRAG configuration with its budget on the typed or OpenIE graph (Cypher store)."""
+    components, budget, family, about = parse_arc_name(name)
+    config = ArcConfig(components=components)
+
+    def factory(graph: RetrievalGraph, llm: LLM) -> Method:
+        return ArcRAG(graph, llm, config, budget, name=name)
+
+    return MethodSpec(name, family, factory, True, about, (config, budget))
 
 
 #: Full-ACE without one component (paper Table 3): name → the part removed.
@@ -166,6 +200,8 @@ _SPECS: tuple[MethodSpec, ...] = (
                _ace("ace-full@graphrag", AceConfig(mode="full"), "graphrag"),
                description="Full-ACE on the GraphRAG local+global backbone (Table 6a)",
                configs=_ace_configs(AceConfig(mode="full"), GraphRAGConfig())),
+    *(_mosaic(name) for name in MOSAIC_METHODS),
+    *(_arc(name) for name in ARC_METHODS),
 )  # fmt: skip
 
 REGISTRY: dict[str, MethodSpec] = {s.name: s for s in _SPECS}
@@ -186,6 +222,10 @@ def spec(name: str) -> MethodSpec:
     """The spec of ``name``: a registered method, ``ace-fixed:<label>`` or ``<ace>@<backbone>``."""
     if name in REGISTRY:
         return REGISTRY[name]
+    if name.partition("@")[0].partition(":")[0] in MOSAIC_HEADS:
+        return _mosaic(name)
+    if head_of(name) in ARC_HEADS:
+        return _arc(name)
     ace_name, _, backbone = name.partition("@")
     if not ace_name.startswith("ace-"):
         raise KeyError(f"unknown method {name!r}; known: {', '.join(METHODS)}, ace-fixed:<policy>")

@@ -13,7 +13,8 @@ comparison and bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN). Wr
   label, attempts, fallback), a JSON list (not ``.jsonl``: the folder is not a study);
 - ``confusion.csv`` / ``confusion.md``: question type × label counts per data set and prompt,
   and the accuracy under the proxy mapping with a 95% bootstrap interval, computed from
-  ``routes.json`` alone (:func:`render`, :func:`read_routes`), so they can be checked
+  ``routes.json`` alone (:func:`render`; the tables and the reader are
+  :mod:`ace_lab.eval.router_routes`, which notebook 08 shows), so they can be checked
   against it.
 
 The LLM is the configured one (``ace-lab llm start`` for the local model); every response is
@@ -32,11 +33,16 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.ace.analysis import proxy_topology, router_accuracy, router_confusion, router_hits
+from ace_lab.ace.analysis import proxy_topology
 from ace_lab.ace.router import ROUTER_PROMPTS, route
 from ace_lab.data import Question
 from ace_lab.eval.export import to_markdown
-from ace_lab.eval.stats import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.router_routes import (  # noqa: F401  (read_routes: the tables' reader)
+    accuracy_table,
+    confusion_table,
+    paired_table,
+    read_routes,
+)
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
 
@@ -69,75 +75,6 @@ def route_questions(
             }
         )
     return rows
-
-
-def confusion_table(routes: pd.DataFrame) -> pd.DataFrame:
-    """Question type × label counts, one block per (data set, prompt), in ``routes`` order."""
-    blocks = []
-    for (dataset, prompt), group in routes.groupby(["dataset", "prompt"], sort=False):
-        table = router_confusion(group["type"], group["label"])
-        table.insert(0, "prompt", prompt)
-        table.insert(0, "dataset", dataset)
-        blocks.append(table)
-    return pd.concat(blocks, ignore_index=True).fillna(0) if blocks else pd.DataFrame()
-
-
-def accuracy_table(routes: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy under the proxy mapping per (data set, prompt), with a 95% bootstrap interval
-    and the number of distinct labels, plus each prompt over all data sets."""
-    groups = [
-        ((dataset, prompt), group)
-        for (dataset, prompt), group in routes.groupby(["dataset", "prompt"], sort=False)
-    ]
-    groups += [(("all", prompt), g) for prompt, g in routes.groupby("prompt", sort=False)]
-    rows = []
-    for (dataset, prompt), group in groups:
-        result = router_accuracy(group["type"], group["label"])
-        ci = bootstrap_ci(router_hits(group["type"], group["label"]).to_numpy())
-        rows.append(
-            {
-                "dataset": dataset,
-                "prompt": prompt,
-                **result,
-                "accuracy [95% CI]": str(ci) if result["n"] else "",
-                "fallbacks": int(group["fallback"].sum()),
-                "retries": int((group["attempts"] > 1).sum()),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def paired_table(routes: pd.DataFrame, a: str = "fewshot", b: str = "paper") -> pd.DataFrame:
-    """Accuracy of prompt ``a`` minus prompt ``b`` on the same questions, per data set and over
-    all: paired bootstrap interval and sign-flip permutation p-value. Empty without both."""
-    if not {a, b} <= set(routes["prompt"]):
-        return pd.DataFrame()
-    keyed = routes.set_index(["dataset", "id"])
-    first, second = keyed[keyed["prompt"] == a], keyed[keyed["prompt"] == b]
-    shared = first.index.intersection(second.index)
-    hits_a = router_hits(first.loc[shared, "type"], first.loc[shared, "label"])
-    hits_b = router_hits(second.loc[shared, "type"], second.loc[shared, "label"])
-    datasets = list(dict.fromkeys(shared.get_level_values(0)))
-    rows = []
-    for dataset in [*datasets, "all"]:
-        pick = (
-            hits_a.index
-            if dataset == "all"
-            else hits_a.index[hits_a.index.get_level_values(0) == dataset]
-        )
-        x, y = hits_a.loc[pick].to_numpy(), hits_b.loc[pick].to_numpy()
-        diff = paired_bootstrap(x, y)
-        rows.append(
-            {
-                "dataset": dataset,
-                "comparison": f"{a} − {b}",
-                "n": len(pick),
-                "accuracy diff": diff.mean_diff,
-                "diff [95% CI]": f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]",
-                "p_permutation": permutation_test(x, y),
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def command(routes: pd.DataFrame) -> str:
@@ -179,11 +116,6 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
         "",
     ]
     return {"confusion.csv": confusion.to_csv(index=False), "confusion.md": "\n".join(lines)}
-
-
-def read_routes(path: Path) -> pd.DataFrame:
-    """The records ``write`` saved to ``routes.json``."""
-    return pd.DataFrame(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def write(routes: pd.DataFrame, out: Path) -> None:

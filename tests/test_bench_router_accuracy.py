@@ -1,5 +1,6 @@
-"""bench/router_accuracy.py: routing a slice's questions, the confusion and accuracy tables
-computed from the routes alone, and the files it writes (a scripted router, no model)."""
+"""bench/router_accuracy.py: routing a slice's questions and the files it writes, recomputable
+from the routes alone (a scripted router, no model); the tables themselves are tested in
+test_eval_router_routes.py."""
 
 from __future__ import annotations
 
@@ -51,17 +52,6 @@ def test_route_questions_keeps_type_proxy_and_the_routers_decision(routes):
     assert list(routes["attempts"]) == [1, 1, 3] and set(routes["prompt"]) == {"fewshot"}
 
 
-def test_tables_count_labels_per_type_and_score_the_proxy(routes):
-    confusion = bench.confusion_table(routes).set_index("type")
-    assert confusion.loc["bridge", ["n", "CHAIN", "OVERVIEW", "correct"]].tolist() == [2, 1, 1, 1]
-    assert confusion.loc["comparison", ["CONTRAST", "correct"]].tolist() == [1, 1]
-    accuracy = bench.accuracy_table(routes)
-    first = accuracy.iloc[0]
-    assert (first["dataset"], first["n"], first["correct"], first["classes"]) == ("hp", 3, 2, 3)
-    assert first["accuracy"] == pytest.approx(2 / 3) and first["fallbacks"] == 1
-    assert list(accuracy["dataset"]) == ["hp", "all"]
-
-
 def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
     bench.write(routes, tmp_path)
     again = bench.read_routes(tmp_path / "routes.json")
@@ -70,17 +60,6 @@ def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
     md = (tmp_path / "confusion.md").read_text(encoding="utf-8")
     assert "--datasets hp --n 3 --seed 0 --prompts fewshot" in md
     assert json.dumps(list(again["label"])) == '["CHAIN", "CONTRAST", "OVERVIEW"]'
-
-
-def test_paired_table_compares_two_prompts_on_the_same_questions(routes):
-    paper = routes.assign(prompt="paper", label="CONTRAST")  # right only on the comparison
-    both = pd.concat([routes, paper], ignore_index=True)
-    table = bench.paired_table(both).set_index("dataset")
-    assert list(table.index) == ["hp", "all"]
-    assert table.loc["hp", "n"] == 3
-    assert table.loc["hp", "accuracy diff"] == pytest.approx(2 / 3 - 1 / 3)
-    assert 0 < table.loc["hp", "p_permutation"] <= 1
-    assert bench.paired_table(routes).empty  # one prompt only: nothing to pair
 
 
 def test_the_committed_router_tables_are_what_their_records_make():

@@ -131,3 +131,42 @@ def test_router_confusion_and_accuracy_from_a_studys_records():
     assert accuracy["accuracy [95% CI]"].startswith("0.400 [")
     with pytest.raises(KeyError):
         tables.router_accuracy(df, ["ace-missing"])
+
+
+def _two_routers() -> pd.DataFrame:
+    """The synthetic study with a second Adaptive-ACE run whose router labels differ."""
+    df = synthetic_results()
+    second = df[df["method"] == "ace-adaptive"].assign(method="ace-adaptive-fewshot")
+    second["topology"] = ["CHAIN"] * len(second)
+    return pd.concat([df, second], ignore_index=True)
+
+
+def test_several_routers_each_get_their_own_shuffled_control():
+    df = _two_routers()
+    adaptives = ["ace-adaptive", "ace-adaptive-fewshot"]
+    wanted = tables.ablation_methods("ace-full", ["ace-wo-gap"], adaptives)
+    assert wanted[:4] == ["ace-full", "ace-wo-gap", *adaptives] and len(set(wanted)) == len(wanted)
+    table = tables.ablation_report(df, "ace-full", ["ace-wo-gap"], adaptives)
+    assert list(table["method"]) == [
+        "ace-full", "ace-wo-gap", "oracle best fixed",
+        "shuffled router (ace-adaptive)", "ace-adaptive",
+        "shuffled router (ace-adaptive-fewshot)", "ace-adaptive-fewshot",
+    ]  # fmt: skip
+    rows = table.set_index("method")
+    assert "of ace-adaptive's topologies" in rows.loc["shuffled router (ace-adaptive)", "note"]
+    # One label for every question: permuting it changes nothing, so the spread is zero.
+    fewshot = rows.loc["shuffled router (ace-adaptive-fewshot)"]
+    assert "ace-adaptive-fewshot's topologies" in fewshot["note"] and fewshot[
+        "F1_sd"
+    ] == pytest.approx(0.0)
+    assert rows.loc["ace-adaptive-fewshot", "ΔF1 vs Full"] != ""
+
+
+def test_router_confusions_stack_one_block_per_router():
+    df = _two_routers()
+    df["type"] = df["type"].fillna("bridge") if "type" in df else "bridge"
+    stacked = tables.router_confusions(df, ["ace-adaptive", "ace-adaptive-fewshot"])
+    assert list(stacked.columns[:2]) == ["method", "type"]
+    fewshot = stacked[stacked["method"] == "ace-adaptive-fewshot"]
+    assert fewshot["CHAIN"].sum() == fewshot["n"].sum() and fewshot["POINT"].sum() == 0
+    assert tables.router_confusions(df, []).columns.tolist() == ["method"]

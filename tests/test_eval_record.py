@@ -66,6 +66,16 @@ def test_cold_wall_replaces_cache_lookups_with_recorded_model_time():
     assert table["wall_s"] == pytest.approx(3.0) and table["wall_n"] == 2
 
 
+def test_a_methods_own_stats_reach_the_record_and_are_absent_otherwise():
+    answer = _answer([HIT])
+    assert record(QUESTION, answer)["stats"] is None
+    stats = {"cypher_queries": 3, "passes_used": 2, "stop_reason": "sufficient"}
+    with_stats = Answer(answer.text, answer.context, answer.trace, {"method": "m", "stats": stats})
+    rec = record(QUESTION, with_stats)
+    assert rec["stats"] == stats and json.loads(json.dumps(rec))["stats"]["passes_used"] == 2
+    assert rec["context_texts"] == [HIT.text] and rec["context_ids"] == [HIT.id]
+
+
 def test_record_keeps_both_recalls_and_the_supporting_passages():
     question = Question("q2", "Where?", "Brinemouth", (), ("p1", "p2"), None, "toy")
     entity = Evidence("ent:lantern", "entity", "lantern", source_ids=("p2",))

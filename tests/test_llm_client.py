@@ -267,7 +267,7 @@ def test_url_credentials_stay_out_of_the_identity_and_the_cache(settings):
     # written to the cache's model and request columns (and to manifests).
     url = "https://alice:pw-SENTINEL@llm.example/v1?api_key=sk-SENTINEL"
     llm = LLM(remote(settings, url=url), client=ScriptedClient(["ok"]))
-    assert llm.model_identity == "https://***@llm.example/v1?api_key=***#m"
+    assert llm.model_identity.endswith(":https://***@llm.example/v1?api_key=***#m")
     assert llm.endpoint == "https://***@llm.example/v1?api_key=***"
     llm.chat(MESSAGES, tag="t")
     rows = sqlite3.connect(llm.cache.path).execute("SELECT * FROM responses").fetchall()
@@ -295,3 +295,14 @@ def test_the_ledger_masks_credentials_in_any_error_it_records():
     ledger.record(LLMCall("t", "m", 0, 0, 0.1, False, error="to https://u:pw-SENTINEL@h/v1"))
     assert ledger.calls[0].error == "to https://***@h/v1"
     assert "retries" in ledger.summary().columns
+
+
+def test_an_injected_client_never_shares_the_real_models_cache(settings):
+    scripted = _llm(settings, ["scripted reply"])
+    real = LLM(settings)  # never called: only its identity is compared
+    assert scripted.model == real.model
+    assert scripted.model_identity == f"injected:ScriptedClient:{real.model_identity}"
+    assert scripted.chat(MESSAGES, tag="t").text == "scripted reply"
+    assert real.cache is not None and real.cache.get(cache_key(real.request(MESSAGES))) is None
+    named = LLM(settings, client=ScriptedClient([]), model_identity="local:x:gguf:abc")
+    assert named.model_identity == "local:x:gguf:abc"

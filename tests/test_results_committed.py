@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.config import load_settings
-from ace_lab.eval import ace_tables, judging, tables
+from ace_lab.eval import ace_tables, judging, semantic, tables
 from ace_lab.eval.context_stats import with_context
 from ace_lab.eval.export import export_table, markdown_section
 from ace_lab.eval.report import README_SECTION, StudyReport, readme_tables
@@ -63,7 +63,8 @@ def _report() -> StudyReport:
 @cache
 def notebook_06() -> Tables:
     """notebooks/06_main_results.ipynb: per study ``main_results`` (tables.main_table) and
-    ``main_results_paired`` (tables.paired_tests); ``main_table`` (tables.main_table_by_dataset);
+    ``main_results_paired`` (tables.paired_tests), ``semantic`` (eval.semantic); ``main_table``
+    (tables.main_table_by_dataset);
     ``<qfs_study>/qfs_preferences`` (judging.preference_table)."""
     p = notebook_parameters("06_main_results")
     methods, baseline = p["methods"], p["baseline"]
@@ -73,6 +74,9 @@ def notebook_06() -> Tables:
     for study, info in found.items():
         present = info.present(methods)
         main[study] = out[f"{study}/main_results"] = tables.main_table(info.df, present)
+        verdicts = semantic.load_semantic(study, SETTINGS)
+        if not (judged := semantic.semantic_report(info.df, verdicts, present)).empty:
+            out[f"{study}/semantic"] = judged
         if baseline in present and len(present) > 1:
             out[f"{study}/main_results_paired"] = tables.paired_tests(info.df, baseline, present)
     combined = tables.main_table_by_dataset({found[s].label: t for s, t in main.items()}, methods)
@@ -93,7 +97,7 @@ def notebook_07() -> Tables:
     p = notebook_parameters("07_ablations")
     full, ablations, adaptive, prefix = p["full"], p["ablations"], p["adaptive"], p["figure_prefix"]
     wanted = ace_tables.ablation_methods(full, ablations, adaptive)
-    found = _report().load_studies(p["studies"], wanted, require=[full, *ablations, adaptive])
+    found = _report().load_studies(p["studies"], wanted, require=[full, *ablations, *adaptive])
     out: Tables = {}
     for study, info in found.items():
         table = ace_tables.ablation_report(
@@ -112,12 +116,13 @@ def notebook_07() -> Tables:
 def notebook_08() -> Tables:
     """notebooks/08_context_and_cost.ipynb: per study ``08_coverage`` (tables.coverage_table),
     ``08_transfer`` (tables.transfer_table), ``08_cost`` (tables.cost_table),
-    ``08_router_distribution`` and ``08_f1_change_by_topology`` (ace_tables); and
+    ``08_router_distribution``, ``08_f1_change_by_topology``, ``08_router_accuracy`` and
+    ``08_router_confusion`` (ace_tables); and
     ``<cold_study>/08_cost_cold`` (tables.cost_table)."""
     p = notebook_parameters("08_context_and_cost")
     full, adaptive, transfer, prefix = p["full"], p["adaptive"], p["transfer"], p["figure_prefix"]
-    cost_methods, reference = p["cost_methods"], p["reference"]
-    wanted = list(dict.fromkeys([full, adaptive, *transfer, *cost_methods]))
+    cost_methods, reference, routers = p["cost_methods"], p["reference"], p["routers"]
+    wanted = list(dict.fromkeys([full, adaptive, *routers, *transfer, *cost_methods]))
     out: Tables = {}
     for study, info in _report().load_studies(p["studies"], wanted).items():
         if present := info.present([full, adaptive]):
@@ -134,6 +139,12 @@ def notebook_08() -> Tables:
             if info.has(full):
                 change = ace_tables.f1_change_by_topology(info.df, adaptive, full)
                 out[f"{study}/{prefix}_f1_change_by_topology"] = change
+        if present := info.present(routers):
+            accuracy = ace_tables.router_accuracy(info.df, present)
+            out[f"{study}/{prefix}_router_accuracy"] = accuracy
+            out[f"{study}/{prefix}_router_confusion"] = ace_tables.router_confusions(
+                info.df, present
+            )
     cold_study = p["cold_study"]
     if cold_study and (cold := _report().load_studies([cold_study], cost_methods).get(cold_study)):
         cost = tables.cost_table(cold.df, cold.present(cost_methods), reference=reference)
@@ -166,6 +177,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "main_table": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),
+    "<study>/semantic": ("notebook 06", _notebook(notebook_06)),
     "<study>/qfs_preferences": ("notebook 06", _notebook(notebook_06)),
     "<study>/07_ablations": ("notebook 07", _notebook(notebook_07)),
     "<study>/07_qfs_ablations": ("notebook 07", _notebook(notebook_07)),
@@ -175,6 +187,8 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/08_cost_cold": ("notebook 08", _notebook(notebook_08)),
     "<study>/08_router_distribution": ("notebook 08", _notebook(notebook_08)),
     "<study>/08_f1_change_by_topology": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_router_accuracy": ("notebook 08", _notebook(notebook_08)),
+    "<study>/08_router_confusion": ("notebook 08", _notebook(notebook_08)),
     "<study>/main_table": ("ace-lab report --export", cli_report),
     "<study>/cost_table": ("ace-lab report --export", cli_report),
     "<study>/paired_tests": ("ace-lab report --export", cli_report),

@@ -22,11 +22,11 @@ from tests.conftest import ScriptedClient, ace_reply
 
 RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
-    "context_tokens", "context_ids", "context_has_answer", "base_has_answer", "supporting_ids",
-    "passage_recall", "provenance_recall",
-    "method", "policy", "topology", "router", "plan", "retrieval_calls", "llm_calls", "model_calls",
-    "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens", "wall_s", "cold_wall_s",
-    "llm_s", "steps",
+    "context_tokens", "context_ids", "context_texts", "context_has_answer", "base_has_answer",
+    "supporting_ids", "passage_recall", "provenance_recall",
+    "method", "policy", "topology", "router", "plan", "stats", "retrieval_calls", "llm_calls",
+    "model_calls", "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens",
+    "wall_s", "cold_wall_s", "llm_s", "steps",
 }  # fmt: skip
 
 

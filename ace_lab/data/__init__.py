@@ -9,6 +9,8 @@ of ace_lab never sees a set's own field names. The package, one concept per modu
 * :mod:`~ace_lab.data.jsonfile`: reading one JSON file, every way it can be broken a DataError;
 * :mod:`~ace_lab.data.loaders`: :func:`load_dataset`, reading and validating the JSON files;
 * :mod:`~ace_lab.data.slices`: deterministic evaluation slices and per-question passages;
+* :mod:`~ace_lab.data.graphragbench`: GraphRAG-Bench slices (stratified by question type,
+  evidence chunks plus hard distractors) and their summary;
 * :mod:`~ace_lab.data.chunking`: passages cut into overlapping word-piece windows;
 * :mod:`~ace_lab.data.overview`: a summary table of the sets on this machine.
 """

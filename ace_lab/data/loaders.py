@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ace_lab.data.graphragbench import split_evidence
 from ace_lab.data.jsonfile import file_stamp, read_json, records
 from ace_lab.data.records import DataError, Dataset, Passage, Question
 from ace_lab.data.registry import DatasetSpec, dataset_dir, get_spec
@@ -158,6 +159,12 @@ def _graphragbench_question(
     rec: dict, path: Path, i: int, name: str, corpus: _CorpusIndex
 ) -> Question:
     source = _field(rec, "source", path, i)
+    try:  # the gold evidence statements, for Evidence Recall (ace_lab.data.graphragbench)
+        statements = split_evidence(rec.get("evidence"))
+    except TypeError:
+        raise DataError(
+            f"{path}: record {i}: field 'evidence' must be a string or a list of strings"
+        ) from None
     return Question(
         id=_field(rec, "id", path, i),
         question=_field(rec, "question", path, i),
@@ -166,7 +173,10 @@ def _graphragbench_question(
         supporting_ids=(source,),
         type=_optional_str(rec, "question_type", path, i),
         dataset=name,
-        extra=_rest(rec, ("id", "question", "answer", "question_type")),
+        extra={
+            **_rest(rec, ("id", "question", "answer", "question_type")),
+            "evidence_statements": list(statements),
+        },
     )
 
 

@@ -11,7 +11,8 @@
 ``documents``
     GraphRAG-Bench, UltraDomain, the MS GraphRAG sets and MultiHop-RAG: whole documents that a
     pipeline chunks and indexes as one corpus. *Anchored* document sets (UltraDomain) slice by
-    document (see :mod:`ace_lab.data.slices`).
+    document (see :mod:`ace_lab.data.slices`); GraphRAG-Bench slices hold only the chunks with
+    each question's evidence plus hard distractor chunks (see :mod:`ace_lab.data.graphragbench`).
 
 The toy corpus ships in the repository's ``data/toy``; the others live in the benchmark data
 directory that :func:`resolve_data_dir` finds.
@@ -90,8 +91,18 @@ DATASETS: dict[str, DatasetSpec] = {
             "2wiki",
             description="2WikiMultihopQA, HippoRAG shared corpus, derived supports",
         ),
-        _spec("graphragbench_medical", DOCUMENTS, "graphragbench", description="one medical doc"),
-        _spec("graphragbench_novel", DOCUMENTS, "graphragbench", description="20 novels"),
+        _spec(
+            "graphragbench_medical",
+            DOCUMENTS,
+            "graphragbench",
+            description="one medical doc; slices: evidence + distractor chunks",
+        ),
+        _spec(
+            "graphragbench_novel",
+            DOCUMENTS,
+            "graphragbench",
+            description="20 novels; slices: evidence + distractor chunks",
+        ),
         _spec(
             "ultradomain_mix",
             DOCUMENTS,

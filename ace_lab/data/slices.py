@@ -266,15 +266,22 @@ def make_slice(
     dataset: Dataset,
     n: int,
     seed: int = 0,
-    distractors: int = DEFAULT_DISTRACTORS,
+    distractors: int | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> Slice:
     """``n`` questions ordered by :func:`selection_key`, with the passages their setting gives.
 
     For document sets ``doc_ids`` restricts the corpus to those documents and the candidate
     questions to those whose supporting documents are all among them. An *anchored* set
-    (module docstring) without ``doc_ids`` takes :func:`cheapest_documents`.
+    (module docstring) without ``doc_ids`` takes :func:`cheapest_documents`. ``distractors``
+    defaults to :data:`DEFAULT_DISTRACTORS`. GraphRAG-Bench sets are sliced into evidence and
+    distractor chunks by :func:`ace_lab.data.graphragbench.make_graphragbench_slice`.
     """
+    from ace_lab.data import graphragbench  # deferred: that module builds on this one
+
+    if graphragbench.handles(dataset):
+        return graphragbench.make_graphragbench_slice(dataset, n, seed, distractors, doc_ids)
+    distractors = DEFAULT_DISTRACTORS if distractors is None else distractors
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     if distractors < 0:

@@ -55,11 +55,24 @@ def topology_methods(present: Iterable[str]) -> dict[str, str]:
 def ablation_methods(
     full: str = "ace-full",
     ablations: Sequence[str] = ABLATIONS,
-    adaptive: str = "ace-adaptive",
+    adaptive: str | Sequence[str] = "ace-adaptive",
 ) -> list[str]:
-    """Every run :func:`ablation_report` reads: the configurations, Adaptive-ACE and the
-    fixed-policy runs of the shuffled-router control (:data:`TOPOLOGY_RUNS`)."""
-    return [full, *ablations, adaptive, *(m for runs in TOPOLOGY_RUNS.values() for m in runs)]
+    """Every run :func:`ablation_report` reads: the configurations, the Adaptive-ACE runs
+    (one name or several routers) and the fixed-policy runs of the shuffled-router control
+    (:data:`TOPOLOGY_RUNS`)."""
+    fixed = (m for runs in TOPOLOGY_RUNS.values() for m in runs)
+    return list(dict.fromkeys([full, *ablations, *adaptive_runs(adaptive), *fixed]))
+
+
+def adaptive_runs(adaptive: str | Sequence[str]) -> list[str]:
+    """``adaptive`` as a list: one Adaptive-ACE run or several (one per router prompt)."""
+    return [adaptive] if isinstance(adaptive, str) else list(adaptive)
+
+
+def shuffled_label(adaptive: str, several: bool) -> str:
+    """The shuffled-router row of ``adaptive``: plain with one Adaptive-ACE run, named after
+    the run whose labels it permutes when a table has several."""
+    return f"shuffled router ({adaptive})" if several else "shuffled router"
 
 
 def topology_runs_table() -> pd.DataFrame:
@@ -92,6 +105,16 @@ def router_confusion(df: pd.DataFrame, method: str = "ace-adaptive") -> pd.DataF
     ``method`` records: one row per type with its proxy topology, the count of each label and
     how many match the proxy (:func:`ace_lab.ace.analysis.router_confusion`)."""
     return analysis.router_confusion(*_routed(df, method))
+
+
+def router_confusions(df: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
+    """:func:`router_confusion` of each routed method in ``methods``, stacked with a
+    ``method`` column first (one block per router prompt)."""
+    blocks = [router_confusion(df, m).assign(method=m) for m in methods]
+    if not blocks:
+        return pd.DataFrame(columns=["method"])
+    table = pd.concat(blocks, ignore_index=True)
+    return table[["method", *[c for c in table.columns if c != "method"]]]
 
 
 def router_accuracy(
@@ -140,7 +163,7 @@ def ablation_table(
     methods: Sequence[str],
     fixed_methods: Sequence[str] | None = None,
     *,
-    adaptive: str = "ace-adaptive",
+    adaptive: str | Sequence[str] = "ace-adaptive",
     metric: str = "f1",
     n_permutations: int = 1000,
     seed: int = 0,
@@ -152,7 +175,9 @@ def ablation_table(
     in hindsight (its name is in ``note``); **shuffled router**, Adaptive's per-question
     topology→policy assignment permuted ``n_permutations`` times (counts preserved), each
     question scored by the fixed-policy run of its assigned policy (:func:`topology_methods`);
-    ``F1_sd`` is the spread over permutations. A control whose runs are missing is a row with
+    ``F1_sd`` is the spread over permutations. With several Adaptive-ACE runs (``adaptive`` a
+    list, one per router prompt) each gets its own shuffled row (:func:`shuffled_label`).
+    A control whose runs are missing is a row with
     a note saying which, so the table still renders.
     """
     present = set(df["method"])
@@ -166,7 +191,10 @@ def ablation_table(
             _empty_row(method, "") | {k: row[k] for k in ("n", "EM", "F1", "F1_low", "F1_high")}
         )
     rows.append(_oracle_row(df, fixed_methods or [], metric))
-    rows.append(_shuffled_row(df, adaptive, metric, n_permutations, seed))
+    adaptives = adaptive_runs(adaptive)
+    for name in adaptives:
+        label = shuffled_label(name, len(adaptives) > 1)
+        rows.append(_shuffled_row(df, name, metric, n_permutations, seed, label))
     return pd.DataFrame(rows)
 
 
@@ -201,11 +229,16 @@ def _oracle_row(df: pd.DataFrame, fixed_methods: Sequence[str], metric: str) -> 
 
 
 def _shuffled_row(
-    df: pd.DataFrame, adaptive: str, metric: str, n_permutations: int, seed: int
+    df: pd.DataFrame,
+    adaptive: str,
+    metric: str,
+    n_permutations: int,
+    seed: int,
+    label: str = "shuffled router",
 ) -> dict[str, Any]:
     present = set(df["method"])
     if adaptive not in present:
-        return _empty_row("shuffled router", f"skipped: no {adaptive} run")
+        return _empty_row(label, f"skipped: no {adaptive} run")
     routed = method_rows(df, adaptive).set_index("id")["topology"].dropna()
     used = sorted(set(routed), key=topology_rank)
     runs = topology_methods(present)
@@ -214,12 +247,12 @@ def _shuffled_row(
     missing = [m for m in needed if m not in present]
     if unknown or missing or not used:
         why = f"missing runs: {', '.join(missing)}" if missing else f"topologies {unknown}"
-        return _empty_row("shuffled router", f"skipped: {why if used else 'no routed question'}")
+        return _empty_row(label, f"skipped: {why if used else 'no routed question'}")
     scores = {t: per_question(df, runs[t], metric) for t in used}
     own = per_question(df, adaptive, metric)
     ids = common_ids([routed, own, *scores.values()])
     if not ids:
-        return _empty_row("shuffled router", "skipped: policy runs share no routed question")
+        return _empty_row(label, "skipped: policy runs share no routed question")
     mean, sd = shuffled_policy_control(
         {t: s.loc[ids].to_numpy() for t, s in scores.items()},
         [routed[i] for i in ids],
@@ -230,7 +263,7 @@ def _shuffled_row(
         f"{n_permutations} permutations of {adaptive}'s topologies; "
         f"{adaptive} {metric.upper()} on these questions {own.loc[ids].mean():.3f}"
     )
-    return _empty_row("shuffled router", note) | {"n": len(ids), "F1": mean, "F1_sd": sd}
+    return _empty_row(label, note) | {"n": len(ids), "F1": mean, "F1_sd": sd}
 
 
 # ------------------------------------------------------------------------------- report
@@ -239,7 +272,7 @@ def f1_text(row: dict[str, Any]) -> str:
     permutations, a bare mean without an interval (the oracle), empty when missing."""
     if pd.isna(row["F1"]):
         return ""
-    if row["method"] == "shuffled router":
+    if row["method"].startswith("shuffled router"):
         return f"{row['F1']:.3f} ± {row['F1_sd']:.3f} (sd over permutations)"
     if pd.isna(row["F1_low"]):
         return f"{row['F1']:.3f}"
@@ -250,28 +283,31 @@ def ablation_report(
     df: pd.DataFrame,
     full: str = "ace-full",
     ablations: Sequence[str] = ABLATIONS,
-    adaptive: str = "ace-adaptive",
+    adaptive: str | Sequence[str] = "ace-adaptive",
     *,
     n_permutations: int = 1000,
 ) -> pd.DataFrame:
-    """ACE Table 3: Full-ACE, its ablations, the two router controls and Adaptive-ACE.
+    """ACE Table 3: Full-ACE, its ablations, the two router controls and Adaptive-ACE (with
+    several Adaptive-ACE runs, one per router prompt: each run after its shuffled control).
 
     Rows in that order (:func:`ablation_table`'s columns), plus ``F1 [95% CI]`` as text
     (:func:`f1_text`) and ``ΔF1 vs Full``, each run's paired F1 difference against ``full``
     with its interval (empty without both runs). The oracle's candidates are every fixed
     configuration present: ``full``, the ablations and any ``ace-fixed:*`` run.
     """
-    configs = [full, *ablations]
-    order = [*configs, *CONTROLS, adaptive]
+    configs, adaptives = [full, *ablations], adaptive_runs(adaptive)
+    several = len(adaptives) > 1
+    routed = [m for a in adaptives for m in (shuffled_label(a, several), a)]
+    order = [*configs, CONTROLS[0], *routed]
     present = set(df["method"])
     fixed = sorted(m for m in present if m.startswith("ace-fixed:") or m in configs)
     table = ablation_table(
-        df, [*configs, adaptive], fixed, adaptive=adaptive, n_permutations=n_permutations
+        df, [*configs, *adaptives], fixed, adaptive=adaptives, n_permutations=n_permutations
     )
     table = table.set_index("method").loc[order].reset_index()
     table["F1 [95% CI]"] = [f1_text(row) for row in table.to_dict("records")]
     table["ΔF1 vs Full"] = ""
-    others = [m for m in [*ablations, adaptive] if m in present]
+    others = [m for m in [*ablations, *adaptives] if m in present]
     if full in present and others:
         paired = paired_tests(df, full, others).set_index("method")["diff [95% CI]"]
         table["ΔF1 vs Full"] = table["method"].map(paired).fillna("")

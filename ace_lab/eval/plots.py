@@ -102,7 +102,7 @@ def ablation_plot(
     panels: Sequence[Panel],
     *,
     full: str = "ace-full",
-    adaptive: str = "ace-adaptive",
+    adaptive: str | Sequence[str] = "ace-adaptive",
     command: str = "ace-lab run ...",
 ) -> plt.Figure:
     """F1 per configuration of :func:`~ace_lab.eval.ace_tables.ablation_report` tables.
@@ -117,18 +117,16 @@ def ablation_plot(
         placeholder(axes[0], f"no results yet; make them with\n{command}")
         fig.tight_layout()
         return fig
-    colour = {
-        full: "#333333",
-        adaptive: "#e15759",
-        "oracle best fixed": "#9c755f",
-        "shuffled router": "#9c755f",
-    }
+    adaptives = [adaptive] if isinstance(adaptive, str) else list(adaptive)
+    colour = {full: "#333333", "oracle best fixed": "#9c755f"}
+    colour |= dict.fromkeys(adaptives, "#e15759")
     for ax, panel in zip(axes, panels, strict=True):
         for i, row in enumerate(panel.table.to_dict("records")):
-            c = colour.get(row["method"], "#4e79a7")
+            shuffled = row["method"].startswith("shuffled router")
+            c = "#9c755f" if shuffled else colour.get(row["method"], "#4e79a7")
             if pd.isna(row["F1"]):
                 ax.text(0.01, i, "missing", va="center", fontsize=8, color="#999999")
-            elif row["method"] == "shuffled router":
+            elif shuffled:
                 ax.errorbar(row["F1"], i, xerr=row["F1_sd"], fmt="s", ms=5, capsize=3, color=c)
             elif row["method"] == "oracle best fixed" or pd.isna(row["F1_low"]):
                 ax.plot(row["F1"], i, "D", ms=6, color=c)

@@ -76,6 +76,9 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "yes_no": yes_no,
         "context_tokens": answer.context.tokens,
         "context_ids": [e.id for e in evidence],
+        # the text each context item had, so a judge reading the context (GraphRAG-Bench's
+        # evidence recall, context relevancy) never depends on a graph rebuilt since the run
+        "context_texts": [e.text for e in evidence],
         "context_has_answer": _has_answer(evidence, golds, yes_no),
         "base_has_answer": None if base is None else _has_answer(base, golds, yes_no),
         "supporting_ids": list(question.supporting_ids),
@@ -90,6 +93,9 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "topology": meta.get("topology"),
         "router": meta.get("router"),  # attempts, raw label, fallback (Adaptive-ACE)
         "plan": meta.get("plan"),
+        # per-question numbers a method reports about itself (ArcRAG: Cypher counts, passes,
+        # witness size; MOSAIC: paths evaluated, depth, stop reason), a flat JSON-able dict
+        "stats": meta.get("stats"),
         "retrieval_calls": meta.get("retrieval_calls"),
         "llm_calls": summary["llm_calls"],
         "model_calls": summary["model_calls"],

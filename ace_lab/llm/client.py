@@ -77,7 +77,9 @@ class LLM(StructuredOutput):
     """Cached, ledgered, traced chat completions over an OpenAI-compatible endpoint.
 
     ``client`` may be any object with ``chat.completions.create(**kwargs)`` returning an
-    OpenAI-shaped response; tests pass scripted ones. By default it is an ``openai.OpenAI``
+    OpenAI-shaped response; tests pass scripted ones. An injected client's identity is prefixed
+    with ``injected:<class>:`` (unless ``model_identity`` is given), so its replies never share
+    cache entries with the real model's. By default it is an ``openai.OpenAI``
     pointed at ``settings.llm.base_url``, or at the embedded server for the local tier.
     ``json`` (schema-validated output with a fallback) comes from
     :class:`~ace_lab.llm.structured.StructuredOutput`.
@@ -114,6 +116,10 @@ class LLM(StructuredOutput):
             # Credentials change no answer: they stay out of the identity (and the cache).
             self.endpoint = redact_url(cfg.base_url.rstrip("/"))
             self.model_identity = redact_url(model_identity or f"{self.endpoint}#{cfg.model}")
+        if client is not None and model_identity is None:
+            # An injected client (a test's scripted replies) is not the model: its responses
+            # must never be cached, or served, under the real model's identity.
+            self.model_identity = f"injected:{type(client).__name__}:{self.model_identity}"
         self._client = client
         self._client_lock = threading.Lock()
         #: Read-only response archives consulted after the cache (see ResponseArchive).

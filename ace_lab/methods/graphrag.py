@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ace_lab.bounded import Bounded, bounded
-from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, fit_budget
 from ace_lab.methods.hirag import HiConfig, HiRetriever
 from ace_lab.retrieval import RetrievalGraph
 
@@ -33,7 +33,9 @@ class GraphRAGConfig(Bounded):
         2, lo=0, hi=50, help="reports of the seed entities' communities (local mode)"
     )
     global_reports: int = bounded(4, lo=0, hi=100, help="best-matching reports (global mode)")
-    budget_tokens: int = bounded(1500, lo=0, hi=100_000, help="token cap of one retrieval call")
+    budget_tokens: int = bounded(
+        CONTEXT_BUDGET_TOKENS, lo=0, hi=100_000, help="token cap of one retrieval call"
+    )
 
 
 class GraphRAGRetriever:

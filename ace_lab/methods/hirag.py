@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ace_lab.bounded import Bounded, bounded
-from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, fit_budget
 from ace_lab.retrieval import RetrievalGraph, bridge_paths
 
 HI_MODES = ("hi", "hi_local", "hi_global")
@@ -38,7 +38,9 @@ class HiConfig(Bounded):
     top_reports: int = bounded(2, lo=0, hi=100, help="community reports (global mode)")
     bridge_paths: int = bounded(3, lo=0, hi=50, help="shortest paths local ↔ global (bridge)")
     bridge_max_hops: int = bounded(4, lo=1, hi=10, help="longest bridge path, in hops")
-    budget_tokens: int = bounded(1500, lo=0, hi=100_000, help="token cap of one retrieval call")
+    budget_tokens: int = bounded(
+        CONTEXT_BUDGET_TOKENS, lo=0, hi=100_000, help="token cap of one retrieval call"
+    )
 
 
 def _rank_scores(ids: list[str]) -> dict[str, float]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ace_lab.bounded import Bounded, bounded
-from ace_lab.evidence import Evidence, fit_budget
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, fit_budget
 from ace_lab.graph.seeds import STRUCTURAL_EDGE_TYPES
 from ace_lab.retrieval import EdgeInfo, RetrievalGraph
 
@@ -53,7 +53,10 @@ class LightRAGConfig(Bounded):
     top_relations: int = bounded(8, lo=0, hi=200, help="high-level (relation) seeds")
     top_passages: int = bounded(4, lo=0, hi=200, help="source passages of the seeds")
     budget_tokens: int | None = bounded(
-        1500, lo=0, hi=100_000, help="token cap of one retrieval call (None: no cap)"
+        CONTEXT_BUDGET_TOKENS,
+        lo=0,
+        hi=100_000,
+        help="token cap of one retrieval call (None: no cap)",
     )
 
 

@@ -210,3 +210,18 @@ def save_html(net: Network, name: str, figures_dir: Path | str) -> Path:
         page = _REMOTE_ASSET.sub("", page)
     path.write_text(page, encoding="utf-8")
     return path
+
+
+def save_view_and_figure(net: Network, fig: Any, name: str, figures_dir: Path | str) -> list[Path]:
+    """``name.html`` (the interactive view) and ``name.png`` (its static drawing ``fig``,
+    closed afterwards): how the ArcRAG and MOSAIC views are exported."""
+    import matplotlib.pyplot as plt
+
+    from ace_lab.viz.figures import save_figure
+
+    html = save_html(net, name, figures_dir)
+    try:
+        images = save_figure(fig, name, figures_dir, formats=("png",))
+    finally:
+        plt.close(fig)
+    return [html, *images]

@@ -1,0 +1,136 @@
+"""Running one Cypher query for ArcRAG: bounded, read-only, timed, and recorded in the trace.
+
+Every query ArcRAG sends (introspection, anchors, explorers, generated subplans, replays) goes
+through :func:`run_cypher`, which uses the store's read-only path (``GraphStore.read``: guard,
+row cap, timeout) and never raises for a bad query: the error becomes part of the
+:class:`QueryRecord`, which the open trace step keeps (``step.queries`` and
+``step.outputs["cypher"]``) with its parameters, rows, truncation, time and error.
+
+Variable-length patterns are bounded before the store sees them: ``-[*]->``, ``-[*2..]->`` and
+ranges past :data:`MAX_HOPS` are rewritten to at most :data:`MAX_HOPS` hops (recorded), since a
+model-written unbounded path is the cheapest way to time out on a dense graph.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ace_lab.evidence import current_step
+from ace_lab.graph.store import GraphStore
+from ace_lab.graph.store.cypher_text import mask
+
+#: Longest variable-length pattern a query may traverse.
+MAX_HOPS = 4
+#: Rows of one query kept in the trace (the count is always complete).
+TRACE_ROWS = 20
+
+#: A relationship pattern's brackets: ``-[ ... ]-`` (``[`` right after a dash).
+_REL_BRACKET = re.compile(r"-\s*\[([^\[\]]*)\]")
+#: The length part of a relationship pattern: ``*``, ``*3``, ``*1..``, ``*..3``, ``*1..3``.
+_LENGTH = re.compile(r"\*\s*(\d*)\s*(\.\.\s*(\d*))?")
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One executed (or refused) query: what was sent and what came back."""
+
+    text: str
+    params: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    columns: tuple[str, ...] = ()
+    truncated: bool = False
+    ms: float = 0.0
+    error: str | None = None
+    purpose: str = ""
+    rewritten: str | None = None  # why the text was changed before running (bounded paths)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows)
+
+    def to_dict(self, rows: int = TRACE_ROWS) -> dict[str, Any]:
+        """The trace's view: every field, the rows cut to ``rows`` (``n_rows`` stays exact)."""
+        out = asdict(self)
+        out["rows"] = self.rows[:rows]
+        out["n_rows"] = self.n_rows
+        out["ms"] = round(self.ms, 2)
+        return out
+
+
+def bound_paths(cypher: str, max_hops: int = MAX_HOPS) -> tuple[str, str | None]:
+    """``cypher`` with every variable-length pattern bounded to ``max_hops``, and a note of
+    what changed (None when nothing did). Literals and comments are left alone."""
+    masked = mask(cypher)
+    edits: list[tuple[int, int, str]] = []
+    for bracket in _REL_BRACKET.finditer(masked):
+        inner_start = bracket.start(1)
+        m = _LENGTH.search(bracket.group(1))
+        if m is None:
+            continue
+        low_text, has_range, high_text = m.group(1), m.group(2), m.group(3)
+        low = int(low_text) if low_text else 1
+        if has_range:
+            high = int(high_text) if high_text else None
+        else:
+            high = int(low_text) if low_text else None
+        new_high = max_hops if high is None else min(high, max_hops)
+        new_low = min(low, new_high)
+        if high is not None and high <= max_hops and low == new_low:
+            continue
+        edits.append((inner_start + m.start(), inner_start + m.end(), f"*{new_low}..{new_high}"))
+    if not edits:
+        return cypher, None
+    out = cypher
+    for start, end, text in sorted(edits, reverse=True):
+        out = out[:start] + text + out[end:]
+    return out, f"bounded {len(edits)} variable-length pattern(s) to ≤{max_hops} hops"
+
+
+def run_cypher(
+    store: GraphStore,
+    cypher: str,
+    params: dict[str, Any] | None = None,
+    *,
+    timeout_ms: int,
+    max_rows: int,
+    purpose: str = "",
+    record: bool = True,
+) -> QueryRecord:
+    """Run ``cypher`` read-only within ``timeout_ms`` and ``max_rows``; errors are returned.
+
+    The record is appended to the open trace step (``record=False``: not), so every query a
+    stage sends is visible with its parameters, rows, truncation, time and error.
+    """
+    params = dict(params or {})
+    text = (cypher or "").strip()
+    rewritten = None
+    start = time.perf_counter()
+    if not text:
+        result = QueryRecord(text, params, error="EmptyQuery: no Cypher was given", purpose=purpose)
+    else:
+        text, rewritten = bound_paths(text)
+        try:
+            read = store.read(text, params, timeout_ms=timeout_ms, max_rows=max_rows)
+            result = QueryRecord(
+                text, params, read.rows, tuple(read.columns), read.truncated, read.elapsed_ms,
+                purpose=purpose, rewritten=rewritten,
+            )  # fmt: skip
+        except Exception as exc:  # a model-written query may fail in any way; record why
+            ms = (time.perf_counter() - start) * 1000
+            error = f"{type(exc).__name__}: {str(exc)[:300]}"
+            result = QueryRecord(
+                text, params, ms=ms, error=error, purpose=purpose, rewritten=rewritten
+            )
+    if record:
+        step = current_step()
+        if step is not None:
+            step.queries.append(result.text)
+            step.outputs.setdefault("cypher", []).append(result.to_dict())
+    return result
