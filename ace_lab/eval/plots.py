@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.ace.policy import TOPOLOGIES, TOPOLOGY_NAMES
+from ace_lab.eval.ace_tables import adaptive_runs
 from ace_lab.eval.report import placeholder
 
 #: Marker colours of the metrics in :func:`forest_plot`, in metric order.
@@ -117,9 +118,8 @@ def ablation_plot(
         placeholder(axes[0], f"no results yet; make them with\n{command}")
         fig.tight_layout()
         return fig
-    adaptives = [adaptive] if isinstance(adaptive, str) else list(adaptive)
     colour = {full: "#333333", "oracle best fixed": "#9c755f"}
-    colour |= dict.fromkeys(adaptives, "#e15759")
+    colour |= dict.fromkeys(adaptive_runs(adaptive), "#e15759")
     for ax, panel in zip(axes, panels, strict=True):
         for i, row in enumerate(panel.table.to_dict("records")):
             shuffled = row["method"].startswith("shuffled router")

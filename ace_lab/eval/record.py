@@ -94,7 +94,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "router": meta.get("router"),  # attempts, raw label, fallback (Adaptive-ACE)
         "plan": meta.get("plan"),
         # per-question numbers a method reports about itself (ArcRAG: Cypher counts, passes,
-        # witness size; MOSAIC: paths evaluated, depth, stop reason), a flat JSON-able dict
+        # witness size; MOSAIC: paths evaluated, depth, stop reason, its policy), JSON-able
         "stats": meta.get("stats"),
         "retrieval_calls": meta.get("retrieval_calls"),
         "llm_calls": summary["llm_calls"],
