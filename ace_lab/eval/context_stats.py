@@ -6,7 +6,8 @@
 - ``passage_recall``: share of the supporting passages among the passages rendered in it;
 - ``provenance_recall``: share among the source ids of every context item (an entity or a
   summary credits the passage it came from; the ``support_recall`` of older records);
-- ``format_compliance``: share of answers given in a proper ``[FINAL_ANSWER]`` tag pair
+- ``format_compliance``: share of answers given in the answer prompt's format — a proper
+  ``[FINAL_ANSWER]`` tag pair, or the ``answer`` field of the JSON answer prompt's object
   (:func:`~ace_lab.eval.metrics.answer_format`).
 
 :func:`context_columns` computes them for some records, :func:`with_context` adds them to any
@@ -20,6 +21,7 @@ import math
 import pandas as pd
 
 from ace_lab.eval.metrics import answer_format
+from ace_lab.methods.final_answer import extract
 
 CONTEXT_COLUMNS = ("context_tokens", "passage_recall", "provenance_recall", "format_compliance")
 
@@ -33,8 +35,8 @@ def mean(values: pd.Series | None) -> float:
 
 
 def format_compliance(records: pd.DataFrame) -> float:
-    """Share of QA answers (a gold answer and a raw reply) whose reply used the tag pair; NaN
-    without any (a summary has no answer tag)."""
+    """Share of QA answers (a gold answer and a raw reply) given in the prompt's format (the tag
+    pair or the JSON object); NaN without any (a summary has no answer tag)."""
     if "raw" not in records or "gold" not in records:
         return math.nan
     replies = [
@@ -44,7 +46,11 @@ def format_compliance(records: pd.DataFrame) -> float:
     ]
     if not replies:
         return math.nan
-    return sum(answer_format(raw) == "tag" for raw in replies) / len(replies)
+    return sum(_in_prompt_format(raw) for raw in replies) / len(replies)
+
+
+def _in_prompt_format(raw: str) -> bool:
+    return answer_format(raw) == "tag" or extract(raw).source == "json"
 
 
 def context_columns(records: pd.DataFrame) -> dict[str, float]:

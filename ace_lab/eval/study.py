@@ -183,6 +183,8 @@ def update_manifest(
                 f"{path}: study was run with {key}={manifest[key]!r}, not {value!r}; "
                 "use another --study"
             )
+    from ace_lab.llm.serving import resolve  # writing a manifest runs the LLM anyway
+
     cfg = llm.settings.llm
     commit, dirty = _git_commit()
     if manifest.get("model_identity") not in (None, llm.model_identity):
@@ -220,6 +222,9 @@ def update_manifest(
         "model": llm.model,
         "model_identity": llm.model_identity,
         "graph_model": graph_model,
+        # The server the answers came from (which of its settings change outputs:
+        # ace_lab.llm.serving), so a run says what it used.
+        "serving": resolve(cfg.serving, llm.settings.model_dir).as_dict() if cfg.is_local else None,
         "started": previous.get("started", entry.get("started")),
         **entry,
     }

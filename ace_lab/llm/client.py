@@ -42,6 +42,7 @@ from ace_lab.llm.endpoint import (
 )
 from ace_lab.llm.ledger import Ledger
 from ace_lab.llm.models import get_tier
+from ace_lab.llm.serving import resolve, serving_identity
 from ace_lab.llm.structured import Message, StructuredOutput
 
 R = TypeVar("R")
@@ -103,7 +104,11 @@ class LLM(StructuredOutput):
         if cfg.is_local:
             tier = get_tier(cfg.tier)
             self.model = tier.name
-            self.model_identity = model_identity or f"local:{tier.name}:{tier.identity}"
+            # Weights plus the settings that change the server's arithmetic (ace_lab.llm.serving).
+            model_dir = self.settings.model_dir
+            options = resolve(cfg.serving, model_dir)
+            numerics = serving_identity(options, model_dir, cfg.threads)
+            self.model_identity = model_identity or f"local:{tier.name}:{tier.identity}{numerics}"
             #: Where calls go, as errors and logs name it (the server's URL once started).
             self.endpoint = f"local {tier.name} server"
         else:

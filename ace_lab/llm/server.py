@@ -1,4 +1,4 @@
-"""The embedded LLM server: xllamacpp serving a local GGUF tier on 127.0.0.1.
+"""The embedded LLM server: a local GGUF tier served on 127.0.0.1 (backends: ``serving``).
 
 The server runs as a detached process so that one started by a notebook is reused by the next
 notebook, the CLI and the tests. Its pid, port and model are kept in a state file under the cache
@@ -33,16 +33,16 @@ from typing import Any
 
 from filelock import FileLock
 
-from ace_lab.config import Settings
+from ace_lab.config import ServingOptions, Settings
+from ace_lab.llm import serving
 from ace_lab.llm.models import get_tier, prepare_model
+from ace_lab.llm.serving import HOST
 
-#: The only address the server binds (never a public interface).
-HOST = "127.0.0.1"
 #: ``-m`` target of the server process, the mark :func:`is_our_server` looks for.
 SERVER_MODULE = "ace_lab.llm.server"
 #: Reuse cached prompt prefixes? No: llama.cpp is not batch-invariant, so evaluating only a
 #: prompt's uncached rest changed temperature-0 answers (``bench/answer_determinism.py``).
-PROMPT_CACHE = False
+PROMPT_CACHE = ServingOptions().prompt_cache
 
 
 class ServerError(RuntimeError):
@@ -62,6 +62,7 @@ class ServerInfo:
     log_path: str
     started_at: float
     proc_start: int | None = None  # the process's start time in clock ticks (/proc/<pid>/stat)
+    serving: dict[str, Any] | None = None  # the resolved ServingOptions it runs with
 
     def __post_init__(self) -> None:
         if not isinstance(self.pid, int) or isinstance(self.pid, bool) or not 0 < self.pid < 2**31:
@@ -215,7 +216,10 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
     state_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(str(_state_path(settings, tier)) + ".lock", timeout=wait_s + 60):
         live = status(settings, tier)
-        if live is not None and live.sha256 == spec.sha256:
+        options = serving.resolve(settings.llm.serving, settings.model_dir)
+        # A live server is reused only if it computes what the cache identity says it does.
+        same = (live.sha256, live.serving, live.threads) if live is not None else None
+        if same == (spec.sha256, options.as_dict(), settings.llm.threads):
             return live
         if live is not None:
             stop(settings, tier)
@@ -230,6 +234,8 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             "--threads", str(settings.llm.threads),
             "--ctx-size", str(settings.llm.ctx_size),
             "--parallel", str(settings.llm.parallel),
+            "--model-dir", str(settings.model_dir),
+            *serving.options_argv(options),
         ]  # fmt: skip
         with log_path.open("ab") as log:
             proc = subprocess.Popen(
@@ -251,6 +257,7 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             log_path=str(log_path),
             started_at=time.time(),
             proc_start=proc_start_ticks(proc.pid),
+            serving=options.as_dict(),
         )
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
@@ -353,47 +360,41 @@ def stop(settings: Settings, tier: str | None = None) -> bool:
         path.unlink(missing_ok=True)
 
 
-def server_params(
-    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str, cache: bool
-) -> Any:
-    """The ``xllamacpp.CommonParams`` :func:`serve` runs with: bound to :data:`HOST` only."""
-    import xllamacpp
-
-    params = xllamacpp.CommonParams()
-    params.model.path = model
-    params.model_alias = alias
-    params.hostnames = [HOST]
-    params.port = port
-    params.n_parallel = parallel
-    params.n_ctx = ctx_size * parallel  # llama.cpp splits n_ctx across the parallel slots
-    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
-    params.cache_prompt = cache  # reuse cached prompt prefixes (see PROMPT_CACHE)
-    return params
-
-
-def serve(
-    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str, cache: bool
-) -> None:  # pragma: no cover - runs in the server process
-    import xllamacpp
-
-    server = xllamacpp.Server(server_params(model, port, threads, ctx_size, parallel, alias, cache))
-    print(f"ace_lab llm server: {alias} on {server.listening_address}", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    while True:
-        signal.pause()
+def start_private(
+    model: Path, alias: str, options: ServingOptions, *, threads: int, ctx_size: int,
+    parallel: int, model_dir: Path, log: Path, wait_s: float = 300.0,
+) -> tuple[subprocess.Popen, int]:  # fmt: skip
+    """A server of its own (never the shared one) on a free port, healthy; the caller ends it
+    with :func:`_terminate` (benches compare settings side by side this way)."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", SERVER_MODULE, "--model", str(model), "--alias", alias,
+           "--port", str(port), "--threads", str(threads), "--ctx-size", str(ctx_size),
+           "--parallel", str(parallel), "--model-dir", str(model_dir),
+           *serving.options_argv(options)]  # fmt: skip
+    with log.open("ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + wait_s
+    while not _healthy(port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _terminate(proc.pid)
+            raise ServerError(f"private {alias} server did not start; log {log}:\n{_log_tail(log)}")
+        time.sleep(0.25)
+    return proc, port
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - server process
-    parser = argparse.ArgumentParser(description="Serve a GGUF model with xllamacpp.")
+    parser = argparse.ArgumentParser(description="Serve a GGUF model on 127.0.0.1.")
     parser.add_argument("--model", required=True)
     parser.add_argument("--alias", default="local")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx-size", type=int, default=8192)
     parser.add_argument("--parallel", type=int, default=1)
-    parser.add_argument("--prompt-cache", type=int, choices=(0, 1), default=int(PROMPT_CACHE))
+    parser.add_argument("--model-dir", type=Path, default=Settings().model_dir)
+    serving.add_option_arguments(parser)
     a = parser.parse_args(argv)
-    serve(a.model, a.port, a.threads, a.ctx_size, a.parallel, a.alias, bool(a.prompt_cache))
+    options = serving.options_from_args(a)
+    serving.serve(a.model, a.port, a.threads, a.ctx_size, a.parallel, a.alias, options, a.model_dir)
 
 
 if __name__ == "__main__":  # pragma: no cover
