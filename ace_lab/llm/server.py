@@ -217,9 +217,8 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
     with FileLock(str(_state_path(settings, tier)) + ".lock", timeout=wait_s + 60):
         live = status(settings, tier)
         options = serving.resolve(settings.llm.serving, settings.model_dir)
-        # A live server is reused only if it computes what the cache identity says it does.
         same = (live.sha256, live.serving, live.threads) if live is not None else None
-        if same == (spec.sha256, options.as_dict(), settings.llm.threads):
+        if same == (spec.sha256, options.as_dict(), settings.llm.threads):  # as the identity says
             return live
         if live is not None:
             stop(settings, tier)

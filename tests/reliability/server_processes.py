@@ -261,10 +261,24 @@ def _tcp_address(hex_addr: str) -> str:
     return f"[{socket.inet_ntop(socket.AF_INET6, words)}]:{int(port, 16)}"
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the native LLM backend serves from a child process)."""
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        for children in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                todo += [int(c) for c in children.read_text().split()]
+            except OSError:
+                continue
+    return tree
+
+
 def listening_sockets(pid: int) -> list[tuple[str, str]]:
-    """``(kind, address)`` of every listening socket ``pid`` holds: ``tcp`` with ``ip:port``,
-    ``unix`` with its path (``@name`` for an abstract one)."""
-    inodes, found = _socket_inodes(pid), []
+    """``(kind, address)`` of every listening socket ``pid`` or a descendant holds: ``tcp``
+    with ``ip:port``, ``unix`` with its path (``@name`` for an abstract one)."""
+    inodes, found = {i for p in process_tree(pid) for i in _socket_inodes(p)}, []
     for table in ("tcp", "tcp6"):
         for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
             cols = line.split()
