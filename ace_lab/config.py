@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, overload
 
+from ace_lab.bounded import Bounded, ConfigError, bounded
+
 #: The repository root when ace_lab runs from a checkout (holds pyproject.toml), else None.
 _PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT: Path | None = (
@@ -93,64 +95,65 @@ KV_TYPES = ("f16", "q8_0")
 FLASH_ATTN = ("auto", "on", "off")
 
 
-def _clamp(value: int, low: int, high: int) -> int:
-    return max(low, min(high, int(value)))
-
-
 @dataclass(frozen=True)
-class ServingOptions:
-    """llama.cpp settings of the local server (speed only, unless a field says otherwise)."""
+class ServingOptions(Bounded):
+    """llama.cpp settings of the local server (see ``ace_lab.llm.serving`` for which of them
+    change outputs and so the cache identity)."""
 
-    #: ``auto`` | ``xllamacpp`` | ``llama-server`` (see the module docstring).
-    backend: str = "auto"
-    #: Flash attention (``auto`` | ``on`` | ``off``): one fused attention kernel instead of
-    #: separate matmuls and softmax; ``auto`` lets llama.cpp decide per device.
-    flash_attn: str = "auto"
-    #: Logical (``batch``) and physical (``ubatch``) prompt batch sizes, tokens per step.
-    batch: int = 2048
-    ubatch: int = 512
-    #: Busy-wait polling level of idle worker threads, 0–100 (0: sleep at once). Polling wins
-    #: latency on an idle machine and burns the core another process needs on a busy one.
-    poll: int = 50
-    #: llama.cpp's thread priority: 0 normal, 1 medium, 2 high, 3 realtime. High by default:
-    #: beside one CPU-bound process (a test run, a notebook kernel) the two compute threads,
-    #: which wait for each other at every step, kept 3 % of their generation speed at normal
-    #: priority (and at niceness -10) and 89 % at high (``bench/llm_serving.py --busy``). High
-    #: runs them SCHED_FIFO: while they compute, other processes share the 5 % of CPU the
-    #: kernel keeps back. Needs root or CAP_SYS_NICE; without, llama.cpp warns and runs at 0.
-    priority: int = 2
-    #: Niceness of the server process (-20..19, normal scheduling); measured no help against
-    #: a busy neighbour (priority does), kept for machines where priority is not allowed.
-    nice: int = 0
-    #: KV cache element type; ``q8_0`` needs flash attention and changes the computation.
-    kv_type: str = "f16"
-    #: Reuse a slot's cached prompt prefix (off: it changed temperature-0 answers, issue 14).
-    prompt_cache: bool = False
-    #: A smaller tier with the same vocabulary that drafts tokens for speculative decoding
-    #: (``llama-server`` only; empty: off). Drafts are verified, so outputs stay the model's.
-    draft_tier: str = ""
-    #: Prompt-lookup speculation: draft the next tokens by finding the last few generated
-    #: tokens earlier in the prompt (no draft model; ``llama-server`` only). Verified likewise.
-    prompt_lookup: bool = False
+    backend: str = bounded(
+        "auto",
+        choices=SERVING_BACKENDS,
+        help="xllamacpp wheel, llama-server built by `make native`, or auto: the built one if any",
+    )
+    flash_attn: str = bounded(
+        "auto",
+        choices=FLASH_ATTN,
+        help="flash attention: one fused attention kernel; auto lets llama.cpp decide",
+    )
+    batch: int = bounded(2048, lo=32, hi=8192, help="logical prompt batch, tokens per step")
+    ubatch: int = bounded(512, lo=16, hi=8192, help="physical prompt batch (≤ batch)")
+    poll: int = bounded(
+        50, lo=0, hi=100, help="busy-wait polling of idle worker threads (0: sleep at once)"
+    )
+    priority: int = bounded(
+        2,
+        lo=0,
+        hi=3,
+        help="llama.cpp thread priority 0-3; high (2) runs the compute threads SCHED_FIFO: "
+        "beside one busy process they kept 89 % of their generation speed (3 % at 0), and "
+        "while they compute other processes share the kernel's 5 % RT reserve "
+        "(bench/llm_serving.py --busy); needs root or CAP_SYS_NICE, else llama.cpp runs at 0",
+    )
+    nice: int = bounded(
+        0,
+        lo=-20,
+        hi=19,
+        help="niceness of the server process (normal scheduling); -10 measured no help "
+        "against a busy neighbour, kept for machines where priority is not allowed",
+    )
+    kv_type: str = bounded(
+        "f16", choices=KV_TYPES, help="KV cache type; q8_0 needs flash attention"
+    )
+    prompt_cache: bool = bounded(
+        False, help="reuse a slot's cached prompt prefix (off: it changed temperature-0 answers)"
+    )
+    draft_tier: str = bounded(
+        "", help="smaller tier drafting tokens for speculative decoding (llama-server; '' off)"
+    )
+    prompt_lookup: bool = bounded(
+        False, help="draft tokens from an earlier match in the prompt (llama-server only)"
+    )
 
     def __post_init__(self) -> None:
-        if self.backend not in SERVING_BACKENDS:
-            raise ValueError(f"backend must be one of {SERVING_BACKENDS}, got {self.backend!r}")
-        if self.kv_type not in KV_TYPES:
-            raise ValueError(f"kv_type must be one of {KV_TYPES}, got {self.kv_type!r}")
-        if self.flash_attn not in FLASH_ATTN:
-            raise ValueError(f"flash_attn must be one of {FLASH_ATTN}, got {self.flash_attn!r}")
+        super().__post_init__()
         if self.kv_type != "f16" and self.flash_attn == "off":
-            raise ValueError("a quantised KV cache (kv_type) needs flash attention")
+            raise ConfigError("a quantised KV cache (kv_type) needs flash attention")
         if (self.draft_tier or self.prompt_lookup) and self.backend == "xllamacpp":
-            raise ValueError("speculative decoding needs the llama-server backend")
+            raise ConfigError("speculative decoding needs the llama-server backend")
         if self.draft_tier and self.prompt_lookup:
-            raise ValueError("choose one speculation: draft_tier or prompt_lookup")
-        object.__setattr__(self, "batch", _clamp(self.batch, 32, 8192))
-        object.__setattr__(self, "ubatch", _clamp(self.ubatch, 16, self.batch))
-        object.__setattr__(self, "poll", _clamp(self.poll, 0, 100))
-        object.__setattr__(self, "priority", _clamp(self.priority, 0, 3))
-        object.__setattr__(self, "nice", _clamp(self.nice, -20, 19))
+            raise ConfigError("choose one speculation: draft_tier or prompt_lookup")
+        if self.ubatch > self.batch:
+            raise ConfigError(f"ubatch ({self.ubatch}) must be ≤ batch ({self.batch})")
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
