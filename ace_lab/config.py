@@ -181,7 +181,11 @@ class LLMSettings:
     threads: int = 2
     ctx_size: int = 8192
     port: int = 8765
-    parallel: int = 2  # server slots: concurrent requests decode together (continuous batching)
+    # Server slots. One: concurrent requests queue instead of decoding in one batch, because
+    # llama.cpp is not batch-invariant — with 2 busy slots one prompt got 2 different
+    # temperature-0 generations, with 1 slot always 1, at 3 % less concurrent throughput
+    # (bench/answer_determinism.py, qwen1.5b, 2026-12-01).
+    parallel: int = 1
     timeout_s: float = 600.0
     max_retries: int = 3
     retry_backoff_s: float = 0.5

@@ -3,8 +3,11 @@ temperature 0 — asked again after other prompts, and while the other slots are
 
 Identical ACE prompts once got two answers ("Pirate's Cove" / "Board Games"): with prompt-prefix
 reuse on, the server evaluated only the uncached rest of a prompt, in other batches than a cold
-call does, and llama.cpp's CPU kernels are not batch-invariant. Integration: starts the
-smoke-tier server with its default settings, response cache off.
+call does, and llama.cpp's CPU kernels are not batch-invariant. The same holds for requests
+decoded together in two slots (qwen1.5b: 2 distinct generations of one prompt with 2 busy
+slots, 1 with one slot; ``bench/answer_determinism.py``), so the server defaults to one slot
+and no prefix reuse. Integration: starts the smoke-tier server with its default settings,
+response cache off.
 """
 
 from __future__ import annotations
@@ -32,10 +35,6 @@ def _toy_prompts() -> list[list[dict[str, str]]]:
 
 
 @pytest.mark.integration
-@pytest.mark.skip(
-    reason="open (issue 14 item 5): with 2 busy slots the smoke tier still gave two answers to "
-    "one prompt on 2026-11-30; run it by hand while the determinism fix is finished"
-)
 def test_one_prompt_gets_one_answer_in_a_row_and_concurrently(settings):
     settings = replace(settings, llm=replace(settings.llm, cache=False))
     llm = LLM(settings)

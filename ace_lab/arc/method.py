@@ -186,10 +186,14 @@ class ArcRAG:
         attempts = [a for r in runs for a in r.attempts]
         firsts = [r.attempts[0] for r in runs if r.attempts]
         explored = sum(len(s.queries) for s in trace.steps if s.kind == "explore")
+        executed = [q for s in trace.steps for q in s.outputs.get("cypher", ())]
         calls = trace.llm_calls
         share = lambda xs, f: round(sum(map(f, xs)) / len(xs), 4) if xs else 0.0  # noqa: E731
         return {
             "cypher_queries": len(attempts), "explorer_queries": explored,
+            # every query any stage ran (probe, explorers, generator) and its store time
+            "cypher_executed": len(executed),
+            "cypher_ms": round(sum(q.get("ms", 0.0) for q in executed), 2),
             "valid_rate": share(attempts, lambda a: a.record.ok),
             "acceptable_rate": share(attempts, lambda a: a.acceptable),
             "first_valid_rate": share(firsts, lambda a: a.record.ok),

@@ -21,8 +21,10 @@ xllamacpp build, 1 thread instead of 2 changed 2 of 3). Settings that only sched
 arithmetic — polling and priority (measured: 0 of 3 changed) — leave the identity, and so the
 cache, as they are. The xllamacpp backend with its default settings adds nothing, so every
 cache entry and graph archive made before the backends existed stays valid for it. Concurrent
-requests in two slots also batch together and can change an output (issue 14's open
-determinism item); that is a property of the workload, not a setting, and is not keyed.
+requests in two slots batch together and can change an output (``bench/answer_determinism.py``:
+2 distinct generations of one prompt with 2 busy slots), so the server runs one slot by
+default (``LLMSettings.parallel``) and a prompt gets the same reply however many requests are
+in flight; the slot count is not keyed, since with one request at a time it changes nothing.
 """
 
 from __future__ import annotations
