@@ -31,23 +31,20 @@ from typing import Any
 
 import pandas as pd
 
+from ace_lab.arc.names import ARC_HEADS, head_of, parse_name
 from ace_lab.config import load_settings
 from ace_lab.eval.export import to_markdown
 from ace_lab.eval.study import read_jsonl
 
-#: Method name heads of the ArcRAG family (``arc.names``: ``<head>[:rRpP][@family]``).
-ARC_HEADS = ("arcrag", "arcrag-explorer", "arcrag-generator", "direct-cypher")
-
 
 def is_arc_method(method: str) -> bool:
     """``arcrag``, ``arcrag:r1p1@openie``, ``direct-cypher`` … (not ``ace-full``)."""
-    head = method.split("@", 1)[0].split(":", 1)[0]
-    return head in ARC_HEADS
+    return head_of(method) in ARC_HEADS
 
 
 def family_of(method: str) -> str:
     """The graph family a method name reads (``@openie``; ArcRAG's default is the typed graph)."""
-    return method.split("@", 1)[1] if "@" in method else "typed"
+    return parse_name(method)[2]
 
 
 def _median(values: Iterable[float]) -> float:

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.config import load_settings
-from ace_lab.eval import ace_tables, judging, semantic, tables
+from ace_lab.eval import ace_tables, arc_results, judging, semantic, tables
 from ace_lab.eval.context_stats import with_context
 from ace_lab.eval.export import export_table, markdown_section
 from ace_lab.eval.report import README_SECTION, StudyReport, readme_tables
@@ -153,6 +153,20 @@ def notebook_08() -> Tables:
 
 
 @cache
+def notebook_04(study: str) -> Tables:
+    """notebooks/04_arcrag_interface_and_witness.ipynb, section 8, for the study it read:
+    ``04_budget_grid``, ``04_cypher_quality``, ``04_token_split`` (eval.arc_results)."""
+    df = load_results(study, SETTINGS)
+    if arc_results.arc_rows(df).empty:
+        return {}
+    return {
+        f"{study}/04_budget_grid": arc_results.budget_grid(df),
+        f"{study}/04_cypher_quality": arc_results.cypher_quality(df),
+        f"{study}/04_token_split": arc_results.token_split(df),
+    }
+
+
+@cache
 def cli_report(study: str) -> Tables:
     """``ace-lab report --study <study> --export`` (ace_lab.cli._cmd_report, default
     ``--baseline hirag``): ``main_table``, ``cost_table`` and ``paired_tests``."""
@@ -174,6 +188,9 @@ def _notebook(make: Callable[[], Tables]) -> Callable[[str], Tables]:
 #: Table file (stem relative to results/; ``<study>`` is any study folder) → (who writes it,
 #: the function that remakes what that producer writes). Register every new table here.
 PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
+    "<study>/04_budget_grid": ("notebook 04", notebook_04),
+    "<study>/04_cypher_quality": ("notebook 04", notebook_04),
+    "<study>/04_token_split": ("notebook 04", notebook_04),
     "main_table": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),
@@ -267,7 +284,7 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert notebook_parameters("07_ablations")["figure_prefix"] == "07"
     assert notebook_parameters("08_context_and_cost")["figure_prefix"] == "08"
     assert {who for who, _ in PRODUCERS.values()} == {
-        "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export"
+        "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export"
     }  # fmt: skip
 
 

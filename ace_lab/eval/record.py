@@ -112,6 +112,9 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
                 "elapsed": round(s.elapsed, 4),
                 "llm_calls": len(s.llm_calls),
                 "llm_s": round(sum(c.latency_s for c in s.llm_calls if not c.cache_hit), 4),
+                # what the step's calls cost the model, cached or not (where tokens go)
+                "prompt_tokens": sum(c.response_prompt_tokens for c in s.llm_calls),
+                "completion_tokens": sum(c.response_completion_tokens for c in s.llm_calls),
             }
             for s in answer.trace.steps
         ],

@@ -1,0 +1,209 @@
+"""ArcRAG's result tables and figure, read from a study's records (no LLM, no graph).
+
+- :func:`budget_grid` — the paper's Table 13 analogue: each configuration (``arcrag``,
+  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``) × graph family × retries ×
+  passes, with EM and F1 and their 95 % bootstrap intervals, and the cost of the cell as if it
+  had run alone (cold-cache LLM calls and tokens, seconds). Budgets never reach a prompt, so a
+  larger cell replays a smaller one's calls from the cache; ``cache_hit_share`` shows how much.
+- :func:`grid_figure` — the Figure 2 analogue: EM against retries × passes (log scale), one
+  line per configuration, one panel per family.
+- :func:`token_split` — the Appendix C analogue: tokens per record by family and where they go
+  (the context the answer is composed from, the answers, Cypher and plans, explorer notes,
+  sufficiency judgements), from the per-step tokens the records keep.
+- :func:`cypher_quality` — per method, the share of generated Cypher that ran (valid) and that
+  was acceptable, over all attempts and at the first attempt.
+
+A record is a row of ``eval.study.results_frame``: ``method``, ``em``, ``f1``, ``stats``
+(``answer.meta["stats"]``), ``steps`` and the cost columns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ace_lab.arc.names import ARC_HEADS, head_of, parse_name
+from ace_lab.eval.stats import bootstrap_ci
+
+#: Where an ArcRAG record's tokens go: step-name prefix → category (the rest: "other").
+TOKEN_CATEGORIES: dict[str, str] = {
+    "plan:": "Cypher and plans",  # rewrite, root planner, anchor binding
+    "retrieve:": "Cypher and plans",  # search phrases
+    "cypher:": "Cypher and plans",  # generated and refined queries
+    "explore:": "explorer notes",
+    "judge:": "sufficiency",
+}
+#: The answer step: its prompt is the composed context, its completion the answer.
+ANSWER_STEP = "generate:"
+TOKEN_ORDER = ("context", "answers", "Cypher and plans", "explorer notes", "sufficiency", "other")
+
+
+def arc_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The ArcRAG-family records of ``df`` with their configuration, family and budget."""
+    if df.empty or "method" not in df:
+        sub = df.iloc[0:0]
+    else:
+        sub = df[df["method"].map(lambda m: head_of(str(m)) in ARC_HEADS)].copy()
+    if sub.empty:
+        return sub.assign(configuration=[], family=[], retries=[], passes=[])
+    parsed = sub["method"].map(lambda m: parse_name(str(m)))
+    sub["configuration"] = sub["method"].map(lambda m: head_of(str(m)))
+    sub["family"] = [p[2] for p in parsed]
+    sub["retries"] = [p[1].retries for p in parsed]
+    sub["passes"] = [p[1].passes for p in parsed]
+    return sub
+
+
+def _ci(values: pd.Series, seed: int) -> tuple[float, float, float]:
+    ci = bootstrap_ci(pd.to_numeric(values, errors="coerce").dropna().to_numpy(), seed=seed)
+    return ci.mean, ci.low, ci.high
+
+
+def _mean(values: Any) -> float:
+    x = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    return float(x.mean()) if len(x) else math.nan
+
+
+def _stat(sub: pd.DataFrame, key: str) -> list[Any]:
+    return [s.get(key) for s in sub["stats"] if isinstance(s, Mapping)] if "stats" in sub else []
+
+
+def budget_grid(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """One row per configuration × family × retries × passes (see the module docstring)."""
+    sub = arc_rows(df)
+    rows = []
+    keys = ["configuration", "family", "retries", "passes"]
+    for (config, family, retries, passes), cell in sub.groupby(keys, sort=True):
+        em, em_low, em_high = _ci(cell["em"], seed)
+        f1, f1_low, f1_high = _ci(cell["f1"], seed)
+        calls = pd.to_numeric(cell.get("llm_calls"), errors="coerce").sum()
+        hits = pd.to_numeric(cell.get("cache_hits"), errors="coerce").sum()
+        rows.append(
+            {
+                "configuration": config,
+                "family": family,
+                "retries": int(retries),
+                "passes": int(passes),
+                "n": len(cell),
+                "EM": em,
+                "EM_low": em_low,
+                "EM_high": em_high,
+                "EM [95% CI]": f"{em:.3f} [{em_low:.3f}, {em_high:.3f}]",
+                "F1": f1,
+                "F1 [95% CI]": f"{f1:.3f} [{f1_low:.3f}, {f1_high:.3f}]",
+                "llm_calls": _mean(cell.get("llm_calls")),
+                "input_tokens": _mean(cell.get("input_tokens")),
+                "output_tokens": _mean(cell.get("output_tokens")),
+                "cold_s": _mean(cell.get("cold_wall_s")),
+                "passes_used": _mean(_stat(cell, "passes_used")),
+                "cache_hit_share": float(hits / calls) if calls else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def grid_figure(grid: pd.DataFrame, title: str = "") -> plt.Figure:
+    """EM (with its interval) against retries × passes, log scale; a panel per family."""
+    families = list(dict.fromkeys(grid["family"])) if not grid.empty else ["typed"]
+    fig, axes = plt.subplots(1, len(families), figsize=(5 * len(families), 3.6), squeeze=False)
+    for ax, family in zip(axes[0], families, strict=True):
+        part = grid[grid["family"] == family] if not grid.empty else grid
+        groups = part.groupby("configuration", sort=False) if not part.empty else []
+        for config, lines in groups:
+            lines = lines.assign(budget=lines["retries"] * lines["passes"]).sort_values("budget")
+            err = np.vstack([lines["EM"] - lines["EM_low"], lines["EM_high"] - lines["EM"]])
+            ax.errorbar(lines["budget"], lines["EM"], yerr=err, marker="o", capsize=3,
+                        label=config)  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_xlabel("retries × passes (log scale)")
+        ax.set_ylabel("EM")
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_title(f"{family} graph")
+        if part.empty:
+            ax.text(0.5, 0.5, "no ArcRAG records", ha="center", transform=ax.transAxes)
+        else:
+            ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _category(step_name: str) -> str | None:
+    for prefix, category in TOKEN_CATEGORIES.items():
+        if step_name.startswith(prefix):
+            return category
+    return None
+
+
+def record_tokens(steps: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Tokens (prompt + completion) of one record by category; NaN when the record predates
+    per-step tokens."""
+    if not steps or not any("prompt_tokens" in s for s in steps):
+        return dict.fromkeys(TOKEN_ORDER, math.nan)
+    out = dict.fromkeys(TOKEN_ORDER, 0.0)
+    for step in steps:
+        name = str(step.get("name", ""))
+        prompt, completion = step.get("prompt_tokens", 0), step.get("completion_tokens", 0)
+        if name.startswith(ANSWER_STEP):
+            out["context"] += prompt
+            out["answers"] += completion
+        else:
+            out[_category(name) or "other"] += prompt + completion
+    return out
+
+
+def token_split(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean tokens per record of each ArcRAG method by category, their total and shares."""
+    sub = arc_rows(df)
+    rows = []
+    for method, group in sub.groupby("method", sort=False):
+        per = pd.DataFrame([record_tokens(steps) for steps in group["steps"]])
+        means = per.mean(skipna=True)
+        total = float(means.sum()) if per.notna().any().any() else math.nan
+        row: dict[str, Any] = {"method": method, "family": group["family"].iloc[0],
+                               "n": int(per.notna().all(axis=1).sum())}  # fmt: skip
+        for category in TOKEN_ORDER:
+            row[category] = float(means.get(category, math.nan))
+        row["total"] = total
+        for category in TOKEN_ORDER:
+            row[f"{category} share"] = row[category] / total if total else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cypher_quality(df: pd.DataFrame) -> pd.DataFrame:
+    """Per method: generated Cypher per question, valid and acceptable shares overall and at the
+    first attempt (attempt-weighted over the method's questions), passes and witness size."""
+    sub = arc_rows(df)
+    rows = []
+    for method, group in sub.groupby("method", sort=False):
+        stats = [s for s in group["stats"] if isinstance(s, Mapping)]
+        attempts = [s.get("cypher_queries", 0) for s in stats]
+        firsts = [s.get("subplans", 0) for s in stats]
+
+        def weighted(key: str, weights: list[int], stats: list[Mapping[str, Any]] = stats) -> float:
+            total = sum(weights)
+            return sum(s.get(key, 0.0) * w for s, w in zip(stats, weights, strict=True)) / total \
+                if total else math.nan  # fmt: skip
+
+        rows.append(
+            {
+                "method": method,
+                "family": group["family"].iloc[0],
+                "n": len(stats),
+                "cypher_per_q": _mean(attempts),
+                "valid": weighted("valid_rate", attempts),
+                "acceptable": weighted("acceptable_rate", attempts),
+                "first_valid": weighted("first_valid_rate", firsts),
+                "first_acceptable": weighted("first_acceptable_rate", firsts),
+                "passes_used": _mean([s.get("passes_used") for s in stats]),
+                "witness_edges": _mean([s.get("witness_edges") for s in stats]),
+            }
+        )
+    return pd.DataFrame(rows)
