@@ -128,7 +128,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from ace_lab.eval.estimate import estimate_study
 
         table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
-                               study=args.study, limit=args.limit, settings=settings)  # fmt: skip
+                               study=args.study, limit=args.limit, stratified=args.stratified,
+                               settings=settings)  # fmt: skip
         speed = table.attrs["throughput"]
         print(to_markdown(table))
         print(f"throughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} generated tokens/s, "
@@ -148,6 +149,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             method, args.dataset, args.n, seed=args.seed, study=args.study, settings=settings,
             llm=llm, graph=graphs[family], graph_model=args.graph_model,
             concurrency=args.concurrency, limit=args.limit, task=args.task,
+            stratified=args.stratified,
         )  # fmt: skip
         errors += frame.attrs.get("errors", 0)
         frames.append(frame)
@@ -320,6 +322,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
     run.add_argument("--concurrency", type=int, default=1, help="questions in flight at once")
     run.add_argument("--limit", type=int, help="only the first LIMIT questions of the slice")
+    run.add_argument(
+        "--stratified", type=int, metavar="K",
+        help="only K questions spread over the question types (every type at least once)",
+    )  # fmt: skip
     run.add_argument(
         "--estimate", action="store_true", help="print expected calls, tokens, hours; run nothing"
     )

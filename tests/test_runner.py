@@ -8,7 +8,8 @@ import json
 import pytest
 
 from ace_lab.data import load_dataset, make_slice
-from ace_lab.eval.runner import run
+from ace_lab.data.records import Question
+from ace_lab.eval.runner import run, select_questions
 from ace_lab.eval.study import (
     ResultsError,
     load_results,
@@ -182,3 +183,13 @@ def test_a_run_resumes_after_a_tail_torn_inside_a_character(settings, toy_graph,
     frame = run("hirag", "toy", 8, study="utf8", limit=3, **kwargs)
     assert list(frame["id"]) == [q.id for q in toy_questions[:3]]
     assert len(client.requests) == 3
+
+
+def test_select_questions_limits_then_spreads_over_types():
+    qs = [Question(f"q{i}", "?", "a", (), (), t, "toy") for i, t in enumerate("bbbbbbcc")]
+    assert select_questions(qs, None, None, 0) == qs
+    assert select_questions(qs, 3, None, 0) == qs[:3]
+    picked = select_questions(qs, None, 4, 0)
+    assert len(picked) == 4 and [q.type for q in picked].count("c") == 1  # 6:2 → 3:1
+    within = select_questions(qs, 3, 2, 0)  # the limit first: only b questions are left
+    assert len(within) == 2 and set(within) <= set(qs[:3])

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import load_dataset, make_slice
+from ace_lab.eval.runner import select_questions
 from ace_lab.eval.study import read_jsonl, results_path, safe_name
 from ace_lab.llm.serving import resolve
 
@@ -88,12 +89,13 @@ def estimate_study(
     seed: int = 0,
     study: str | None = None,
     limit: int | None = None,
+    stratified: int | None = None,
     settings: Settings | None = None,
 ) -> pd.DataFrame:
     """One row per method: questions to answer, calls, tokens and hours (cold cache)."""
     settings = settings or load_settings()
     sl = make_slice(load_dataset(dataset, settings.data_dir), n, seed=seed)
-    questions = sl.questions[:limit] if limit is not None else sl.questions
+    questions = select_questions(sl.questions, limit, stratified, seed)
     speed = throughput(settings)
     rows = []
     for method in methods:

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.data.graphragbench import stratified_questions
 from ace_lab.eval.record import record
 from ace_lab.eval.study import (
     ERRORS_SUFFIX,
@@ -43,6 +44,15 @@ from ace_lab.retrieval import RetrievalGraph
 log = logging.getLogger(__name__)
 
 
+def select_questions(
+    questions: list[Question], limit: int | None, stratified: int | None, seed: int
+) -> list[Question]:
+    """The first ``limit`` questions (all when None), then ``stratified`` of them spread over
+    the question types in proportion, every type at least once (slice order kept)."""
+    chosen = list(questions[:limit] if limit is not None else questions)
+    return stratified_questions(chosen, stratified, seed) if stratified is not None else chosen
+
+
 def run(
     method: str,
     dataset: str,
@@ -58,10 +68,12 @@ def run(
     concurrency: int = 1,
     progress: bool = True,
     limit: int | None = None,
+    stratified: int | None = None,
 ) -> pd.DataFrame:
     """Answer the slice's questions with ``method``; return all its records in slice order.
 
-    Questions run in slice order (the first ``limit`` of them, if given); with
+    Questions run in slice order (the first ``limit`` of them, if given; with ``stratified=k``
+    k of them spread over the question types in proportion, every type at least once); with
     ``concurrency > 1`` they finish, and are appended, in any order, but the returned frame
     (and :func:`~ace_lab.eval.study.load_results`) is ordered by ``position``, the question's
     index in the slice.
@@ -78,7 +90,7 @@ def run(
     out_path = results_path(study, method, settings)
     errors_path = out_path.with_name(safe_name(method) + ERRORS_SUFFIX)
 
-    questions = sl.questions[:limit] if limit is not None else list(sl.questions)
+    questions = select_questions(sl.questions, limit, stratified, seed)
     position = {q.id: i for i, q in enumerate(sl.questions)}
     done = {rec["id"] for rec in read_jsonl(out_path, repair_tail=True)}
     cut_torn_tail(errors_path)  # a crash mid-write must not glue the next error onto it
