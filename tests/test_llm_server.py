@@ -154,3 +154,36 @@ def test_prompt_prefix_reuse_is_off_by_default() -> None:
     )
     assert off.cache_prompt is False and on.cache_prompt is True
     assert off.cpuparams.n_threads == off.cpuparams_batch.n_threads == 1
+
+
+class _Restarted(Exception):
+    """Raised by the patched ``stop``: ``start`` decided not to reuse the live server."""
+
+
+@pytest.mark.parametrize(
+    ("change", "reused"),
+    [({}, True), ({"threads": 2}, False), ({"parallel": 2}, False), ({"sha256": "1" * 64}, False)],
+)
+def test_a_live_server_is_reused_only_with_the_same_weights_arithmetic_and_slots(
+    settings, monkeypatch, change, reused
+) -> None:
+    from ace_lab.llm import serving
+    from ace_lab.llm.models import get_tier
+
+    settings = replace(settings, llm=replace(settings.llm, threads=1, parallel=1))
+    options = serving.resolve(settings.llm.serving, settings.model_dir)
+    live = server.ServerInfo(
+        os.getpid(), 38765, settings.llm.tier, "/m.gguf", get_tier(settings.llm.tier).sha256,
+        1, 512, 1, "x", time.time(), serving=options.as_dict(),
+    )  # fmt: skip
+    monkeypatch.setattr(server, "status", lambda *a, **k: replace(live, **change))
+
+    def stop(*args, **kwargs):
+        raise _Restarted
+
+    monkeypatch.setattr(server, "stop", stop)
+    if reused:
+        assert server.start(settings) == replace(live, **change)
+    else:
+        with pytest.raises(_Restarted):
+            server.start(settings)

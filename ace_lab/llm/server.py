@@ -40,8 +40,7 @@ from ace_lab.llm.serving import HOST
 
 #: ``-m`` target of the server process, the mark :func:`is_our_server` looks for.
 SERVER_MODULE = "ace_lab.llm.server"
-#: Reuse cached prompt prefixes? No: llama.cpp is not batch-invariant, so evaluating only a
-#: prompt's uncached rest changed temperature-0 answers (``bench/answer_determinism.py``).
+#: No prompt-prefix reuse: llama.cpp is not batch-invariant (``bench/answer_determinism.py``).
 PROMPT_CACHE = ServingOptions().prompt_cache
 
 
@@ -217,8 +216,9 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
     with FileLock(str(_state_path(settings, tier)) + ".lock", timeout=wait_s + 60):
         live = status(settings, tier)
         options = serving.resolve(settings.llm.serving, settings.model_dir)
-        same = (live.sha256, live.serving, live.threads) if live is not None else None
-        if same == (spec.sha256, options.as_dict(), settings.llm.threads):  # as the identity says
+        # what the cache identity keys, and the slot count (2 slots batch prompts together)
+        want = (spec.sha256, options.as_dict(), settings.llm.threads, settings.llm.parallel)
+        if live is not None and (live.sha256, live.serving, live.threads, live.parallel) == want:
             return live
         if live is not None:
             stop(settings, tier)
