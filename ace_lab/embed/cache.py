@@ -19,6 +19,7 @@ from typing import Self
 import numpy as np
 
 from ace_lab.config import load_settings
+from ace_lab.sqlite_wal import connect_wal
 
 #: Keys per SQL ``IN (...)`` lookup; well under SQLite's bound-parameter limit.
 _SQL_CHUNK = 500
@@ -67,12 +68,7 @@ class VectorCache:
         """This process's connection (caller holds ``self._lock``)."""
         if self._conn is None or self._pid != os.getpid():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=self.timeout_s, isolation_level=None, check_same_thread=False
-            )
-            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout_s * 1000)}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            conn = connect_wal(self.path, self.timeout_s)
             conn.execute(_SCHEMA)
             self._conn, self._pid = conn, os.getpid()
         return self._conn
@@ -146,9 +142,19 @@ class VectorCache:
         return f"VectorCache({str(self.path)!r})"
 
 
+_CACHES_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=4)
-def _cache_at(path: Path) -> VectorCache:
+def _cache_at_unlocked(path: Path) -> VectorCache:
     return VectorCache(path)
+
+
+def _cache_at(path: Path) -> VectorCache:
+    # lru_cache does not stop two threads constructing the same entry at once; one shared
+    # VectorCache per file keeps its single connection (and lock) per process.
+    with _CACHES_LOCK:
+        return _cache_at_unlocked(path)
 
 
 def default_cache() -> VectorCache:
