@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 from ace_lab.arc.schema import introspect, schema_for
 from ace_lab.graph.seeds import STRUCTURAL_EDGE_TYPES
@@ -61,6 +62,27 @@ def test_a_graph_without_passage_store_is_not_chunk_backed(typed_graph):
     schema = introspect(typed_graph.store)  # no text store to match ids against
     assert not schema.chunk_backed and schema.passage_label is None
     assert schema.scope("r") == "true"
+
+
+class Weakable(SimpleNamespace):
+    """A stand-in graph (``schema_for`` caches per graph in a weak dictionary)."""
+
+    __hash__ = object.__hash__
+
+
+def test_provenance_is_read_against_every_passage_id(typed_graph, monkeypatch):
+    ids = list(typed_graph.indexes.get("passages").ids)
+    # one id of three: most edges' provenance is not in it, so the graph looks row-only
+    assert not introspect(typed_graph.store, ids[:1]).chunk_backed
+    assert introspect(typed_graph.store, ids).chunk_backed
+    seen = {}
+    many = tuple(f"p{i}" for i in range(50))
+    graph = Weakable(store=typed_graph.store, indexes={"passages": SimpleNamespace(ids=many)})
+    monkeypatch.setattr(
+        "ace_lab.arc.schema.introspect", lambda store, ids, *rest: seen.setdefault("ids", ids)
+    )
+    schema_for(graph)
+    assert tuple(seen["ids"]) == many  # all 50, not a sample
 
 
 # ----------------------------------------------------------------- construction-name scan

@@ -8,6 +8,12 @@ attempts. Every attempt runs through :func:`~ace_lab.arc.execute.run_cypher` wit
 and, on chunk-backed graphs, ``$chunk_ids`` bound. Malformed model output is an empty query: a
 failed attempt, recorded, never an exception.
 
+The open neighbourhood scan has no predicate to compile: its least constrained query is the
+anchors' one-hop neighbourhood, so its first attempt is :func:`scan_cypher`, built from the
+introspected ``S_G`` with no LLM call (marked ``templated``; the valid/acceptable rates count
+model-written Cypher only). Should it fail the acceptance check (an answer type it does not
+hold), later attempts refine it with the model like any other subplan.
+
 Algorithm 1 steps through a subplan's hops, binding each hop's anchors to the nodes the previous
 hop returned; as in the paper's §4.4, one query chains all hops of a subplan (an open far end
 enumerates a set, the next hop steps across those rows), so the rebinding happens inside Cypher.
@@ -46,10 +52,12 @@ class Attempt:
     acceptable: bool
     reason: str
     refined: bool
+    templated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"cypher": self.record.to_dict(), "acceptable": self.acceptable,
-                "reason": self.reason, "refined": self.refined}  # fmt: skip
+                "reason": self.reason, "refined": self.refined,
+                "templated": self.templated}  # fmt: skip
 
 
 @dataclass
@@ -85,6 +93,15 @@ def acceptable(record: QueryRecord, answer_type: str, schema: StoreSchema) -> tu
     return True, "acceptable"
 
 
+def scan_cypher(schema: StoreSchema, max_rows: int) -> str:
+    """The open neighbourhood scan: every relation at the bound anchors (``$anchors``), one hop,
+    either direction, passage nodes left out, scoped to ``$chunk_ids`` on chunk-backed graphs."""
+    return (
+        f"MATCH (a)-[r]-(b) WHERE {schema.node_id('a')} IN $anchors AND {schema.scope('r')} "
+        f"AND {schema.not_passage('b')} RETURN a, r, b LIMIT {max_rows}"
+    )
+
+
 def _anchors_text(interface: QueryInterface, keys: tuple[str, ...]) -> str:
     names = {a.key: a.text for a in interface.anchors}
     return "\n".join(f"- {names.get(k, k)} [{k}]" for k in keys) or "(none)"
@@ -115,7 +132,10 @@ def run_subplan(
         "anchors": _anchors_text(interface, subplan.anchors),
     }  # fmt: skip
     for attempt in range(budget.retries):
-        if direct:
+        templated = subplan.open_scan and not direct and attempt == 0
+        if templated:
+            cypher = scan_cypher(schema, budget.max_rows)
+        elif direct:
             cypher = _cypher(llm, "direct_cypher", "arc.direct", 0,
                              schema=shared["schema"], question=question)  # fmt: skip
         elif attempt == 0:
@@ -132,7 +152,7 @@ def run_subplan(
             purpose=f"subplan {subplan.index} attempt {attempt + 1}",
         )  # fmt: skip
         ok, reason = acceptable(record, answer_type, schema)
-        run.attempts.append(Attempt(record, ok, reason, attempt > 0))
+        run.attempts.append(Attempt(record, ok, reason, attempt > 0, templated))
         if ok:
             break
     return run

@@ -183,8 +183,10 @@ class ArcRAG:
     @staticmethod
     def _stats(trace: Trace, runs: list[SubplanRun], witness: Witness,
                passes: list[dict[str, Any]], stop: str) -> dict[str, Any]:  # fmt: skip
-        attempts = [a for r in runs for a in r.attempts]
-        firsts = [r.attempts[0] for r in runs if r.attempts]
+        # the rates describe model-written Cypher: the scan template's attempts are left out
+        attempts = [a for r in runs for a in r.attempts if not a.templated]
+        written = [[a for a in r.attempts if not a.templated] for r in runs]
+        firsts = [w[0] for w in written if w]
         explored = sum(len(s.queries) for s in trace.steps if s.kind == "explore")
         executed = [q for s in trace.steps for q in s.outputs.get("cypher", ())]
         calls = trace.llm_calls
@@ -198,6 +200,8 @@ class ArcRAG:
             "acceptable_rate": share(attempts, lambda a: a.acceptable),
             "first_valid_rate": share(firsts, lambda a: a.record.ok),
             "first_acceptable_rate": share(firsts, lambda a: a.acceptable),
+            "written_subplans": len(firsts),
+            "templated_queries": sum(a.templated for r in runs for a in r.attempts),
             "subplans": len(runs), "subplans_accepted": sum(r.accepted is not None for r in runs),
             "passes_used": len(passes), "stop_reason": stop,
             **witness.stats(),

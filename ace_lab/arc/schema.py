@@ -286,10 +286,13 @@ def schema_for(graph: Any) -> tuple[StoreSchema, bool]:
     with _LOCK:
         if graph in _CACHE:
             return _CACHE[graph], True
+        # every id, not a sample: an edge counts as chunk-backed only when all of its
+        # provenance values are passage ids, and a 20-id sample of a 200-passage store would
+        # match one edge in ten (introspect samples where a sample suffices)
         ids = {}
         for kind in ("passages", "relations", "entities"):
             index = graph.indexes.get(kind)
-            ids[kind] = index.ids[:20] if index is not None else ()
+            ids[kind] = tuple(index.ids) if index is not None else ()
         schema = introspect(graph.store, ids["passages"], ids["relations"], ids["entities"])
         _CACHE[graph] = schema
         return schema, False

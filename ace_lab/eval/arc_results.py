@@ -185,7 +185,8 @@ def cypher_quality(df: pd.DataFrame) -> pd.DataFrame:
     for method, group in sub.groupby("method", sort=False):
         stats = [s for s in group["stats"] if isinstance(s, Mapping)]
         attempts = [s.get("cypher_queries", 0) for s in stats]
-        firsts = [s.get("subplans", 0) for s in stats]
+        # first attempts are weighted by the subplans the model wrote Cypher for
+        firsts = [s.get("written_subplans", s.get("subplans", 0)) for s in stats]
 
         def weighted(key: str, weights: list[int], stats: list[Mapping[str, Any]] = stats) -> float:
             total = sum(weights)

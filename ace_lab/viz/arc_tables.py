@@ -124,8 +124,9 @@ def plan_table(answer: Answer) -> pd.DataFrame:
 
 
 def attempts_table(trace: Trace) -> pd.DataFrame:
-    """Every Cypher attempt: pass, subplan, attempt (refined or first), the query, what came
-    back (rows, truncation, error, ms) and why it was or was not acceptable."""
+    """Every Cypher attempt: pass, subplan, attempt (refined or first; ``templated`` for the
+    neighbourhood scan's schema template, which no model wrote), the query, what came back
+    (rows, truncation, error, ms) and why it was or was not acceptable."""
     rows = []
     for step in steps_of(trace, "cypher:"):
         sub = int(step.name.rsplit(".s", 1)[-1]) if ".s" in step.name else 0
@@ -133,7 +134,8 @@ def attempts_table(trace: Trace) -> pd.DataFrame:
             rec = att.get("cypher", {})
             rows.append({
                 "pass": pass_of(step.name), "subplan": sub, "attempt": i,
-                "refined": bool(att.get("refined")), "cypher": rec.get("text", ""),
+                "refined": bool(att.get("refined")), "templated": bool(att.get("templated")),
+                "cypher": rec.get("text", ""),
                 "rows": rec.get("n_rows", len(rec.get("rows", ()))),
                 "truncated": bool(rec.get("truncated")), "error": rec.get("error") or "",
                 "ms": round(float(rec.get("ms") or 0.0), 1),
@@ -141,8 +143,8 @@ def attempts_table(trace: Trace) -> pd.DataFrame:
                 "why": ACCEPTED_WHY if att.get("acceptable") else att.get("reason", ""),
                 "bounded": rec.get("rewritten") or "",
             })  # fmt: skip
-    columns = ["pass", "subplan", "attempt", "refined", "cypher", "rows", "truncated", "error",
-               "ms", "acceptable", "why", "bounded"]  # fmt: skip
+    columns = ["pass", "subplan", "attempt", "refined", "templated", "cypher", "rows",
+               "truncated", "error", "ms", "acceptable", "why", "bounded"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
 
