@@ -34,6 +34,7 @@ import pandas as pd
 from ace_lab.arc.names import ARC_HEADS, head_of, parse_name
 from ace_lab.config import load_settings
 from ace_lab.eval.export import to_markdown
+from ace_lab.eval.study import ERRORS_SUFFIX as ERRORS
 from ace_lab.eval.study import read_jsonl
 
 
@@ -143,7 +144,9 @@ def overhead_table(
     rows: list[dict[str, Any]] = []
     dirs = [results_dir / s for s in studies] if studies else sorted(results_dir.iterdir())
     for study_dir in dirs:
-        files = [f for f in sorted(study_dir.glob("*.jsonl")) if is_arc_method(f.stem)]
+        # records name their method; file names do not ("arcrag:r1p3@openie" is stored as a
+        # safe file name), so every record file is read and overhead_rows keeps ArcRAG's
+        files = [f for f in sorted(study_dir.glob("*.jsonl")) if not f.name.endswith(ERRORS)]
         if not files:
             continue
         records = [r for f in files for r in read_jsonl(f)]

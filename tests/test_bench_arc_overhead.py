@@ -80,13 +80,18 @@ def test_table_reads_studies_and_archives(tmp_path):
     lines = [json.dumps(_record("arcrag", 100.0, 2, 5)), json.dumps(_record("arcrag", 300, 2, 7))]
     (study / "arcrag.jsonl").write_text("\n".join(lines) + "\n")
     (study / "hirag.jsonl").write_text(json.dumps({"method": "hirag"}) + "\n")
+    # a budget and a family in the name: the file name is the safe form, the record says it
+    (study / "arcrag_r1p3_openie.jsonl").write_text(
+        json.dumps(_record("arcrag:r1p3@openie", 50.0, 1, 4)) + "\n"
+    )
+    (study / "arcrag.errors.jsonl").write_text(json.dumps({"method": "arcrag"}) + "\n")
     nodes = [{"id": f"n{i}", "name": f"N{i}", "label": "ENTITY"} for i in range(4)]
     edges = [{"id": "e0", "source": "n0", "target": "n1", "label": "REL"}]
     tables_dir = tmp_path / "graphs" / "toy-n8-s0" / "typed" / "m" / "tables"
     GraphTables.from_records(nodes, edges, {"family": "typed"}).save(tables_dir)
 
     table = bench.overhead_table(tmp_path / "results", tmp_path / "graphs")
-    assert list(table["method"]) == ["arcrag"]
+    assert list(table["method"]) == ["arcrag", "arcrag:r1p3@openie"]
     assert table.loc[0, "graph_nodes"] == 4 and table.loc[0, "graph_edges"] == 1
     assert table.loc[0, "interface_mean"] == 6.0
     no_graphs = bench.overhead_table(tmp_path / "results", tmp_path / "none")
