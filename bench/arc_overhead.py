@@ -34,8 +34,7 @@ import pandas as pd
 from ace_lab.arc.names import ARC_HEADS, head_of, parse_name
 from ace_lab.config import load_settings
 from ace_lab.eval.export import to_markdown
-from ace_lab.eval.study import ERRORS_SUFFIX as ERRORS
-from ace_lab.eval.study import read_jsonl
+from ace_lab.eval.study import read_jsonl, record_files
 
 
 def is_arc_method(method: str) -> bool:
@@ -146,7 +145,7 @@ def overhead_table(
     for study_dir in dirs:
         # records name their method; file names do not ("arcrag:r1p3@openie" is stored as a
         # safe file name), so every record file is read and overhead_rows keeps ArcRAG's
-        files = [f for f in sorted(study_dir.glob("*.jsonl")) if not f.name.endswith(ERRORS)]
+        files = record_files(study_dir)
         if not files:
             continue
         records = [r for f in files for r in read_jsonl(f)]

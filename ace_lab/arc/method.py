@@ -184,8 +184,8 @@ class ArcRAG:
     def _stats(trace: Trace, runs: list[SubplanRun], witness: Witness,
                passes: list[dict[str, Any]], stop: str) -> dict[str, Any]:  # fmt: skip
         # the rates describe model-written Cypher: the scan template's attempts are left out
-        attempts = [a for r in runs for a in r.attempts if not a.templated]
         written = [[a for a in r.attempts if not a.templated] for r in runs]
+        attempts = [a for w in written for a in w]
         firsts = [w[0] for w in written if w]
         explored = sum(len(s.queries) for s in trace.steps if s.kind == "explore")
         executed = [q for s in trace.steps for q in s.outputs.get("cypher", ())]

@@ -66,6 +66,11 @@ def utc_now() -> str:
 
 
 # ----------------------------------------------------------------------------------- jsonl
+def record_files(directory: Path) -> list[Path]:
+    """A study folder's record files (``<method>.jsonl``), error logs left out, sorted."""
+    return sorted(p for p in directory.glob("*.jsonl") if not p.name.endswith(ERRORS_SUFFIX))
+
+
 def read_jsonl(path: Path, *, repair_tail: bool = False) -> list[dict[str, Any]]:
     """Records of a JSON-lines file; a corrupt line raises ``ResultsError`` naming it.
 
@@ -253,7 +258,7 @@ def load_results(
     if not directory.is_dir():
         raise FileNotFoundError(f"no results for study {study!r} at {directory}")
     if methods is None:
-        paths = sorted(p for p in directory.glob("*.jsonl") if not p.name.endswith(ERRORS_SUFFIX))
+        paths = record_files(directory)
     else:
         paths = [directory / f"{safe_name(m)}.jsonl" for m in methods]
         missing = [str(p) for p in paths if not p.is_file()]
