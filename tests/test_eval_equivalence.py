@@ -20,7 +20,7 @@ from ace_lab.eval.equivalence import (
     score_frame,
     semantic_table,
 )
-from ace_lab.llm import LLM
+from ace_lab.llm import LLM, server
 from tests.conftest import ScriptedClient, scripted_llm
 
 Q_MISSION = (
@@ -176,8 +176,14 @@ HAND_CHECKED = [
 def test_hand_checked_pairs_with_the_default_model():
     """The real ``qwen1.5b`` judge (shared server and response cache) agrees with the hand
     labels on at least 12 of the 14 pairs; the agreement is printed (``pytest -s``)."""
-    llm = LLM(load_settings(base_url=None, tier="qwen1.5b"))
-    verdicts = [judge_equivalence(llm, q, g, p) for q, g, p, _ in HAND_CHECKED]
+    settings = load_settings(base_url=None, tier="qwen1.5b")
+    was_running = server.status(settings) is not None
+    llm = LLM(settings)
+    try:
+        verdicts = [judge_equivalence(llm, q, g, p) for q, g, p, _ in HAND_CHECKED]
+    finally:  # a server this test started does not outlive it (a study's server is left up)
+        if not was_running:
+            server.stop(settings)
     assert all(v.by in ("judge", "fallback") for v in verdicts)
     wrong = [
         (p, g, expected)
