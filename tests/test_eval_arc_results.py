@@ -64,6 +64,17 @@ def test_grid_has_one_row_per_cell_with_em_interval_and_replay_share(records):
     assert small.cache_hit_share == 0.0 and small.cold_s == 60.0
 
 
+def test_pooled_grid_adds_each_study_questions_and_names_the_slices(records):
+    other = pd.DataFrame([_record("arcrag:r1p1", 1.0, id="c"), _record("arcrag:r1p1", 1.0, id="d")])
+    grid = arc_results.pooled_budget_grid({"hotpot": records, "wiki": other, "none": None})
+    cells = {(r.configuration, r.family, r.retries, r.passes): r for r in grid.itertuples()}
+    small = cells[("arcrag", "typed", 1, 1)]
+    assert small.n == 4 and small.EM == 0.75 and small.slices == "hotpot, wiki"
+    assert cells[("direct-cypher", "openie", 1, 1)].slices == "hotpot"  # only one study has it
+    assert cells[("arcrag", "typed", 3, 3)].n == 2
+    assert arc_results.pooled_budget_grid({"none": None}).empty
+
+
 def test_grid_figure_draws_a_panel_per_family(records):
     fig = arc_results.grid_figure(arc_results.budget_grid(records), title="t")
     assert [ax.get_title() for ax in fig.axes] == ["typed graph", "openie graph"]

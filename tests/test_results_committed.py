@@ -167,6 +167,15 @@ def notebook_04(study: str) -> Tables:
 
 
 @cache
+def notebook_04_pooled() -> Tables:
+    """notebooks/04_arcrag_interface_and_witness.ipynb, section 8: ``04_budget_grid_pooled``
+    over its default ``results_studies``."""
+    studies = notebook_parameters("04_arcrag_interface_and_witness")["results_studies"]
+    records = {study: load_results(study, SETTINGS) for study in studies}
+    return {"04_budget_grid_pooled": arc_results.pooled_budget_grid(records)}
+
+
+@cache
 def cli_report(study: str) -> Tables:
     """``ace-lab report --study <study> --export`` (ace_lab.cli._cmd_report, default
     ``--baseline hirag``): ``main_table``, ``cost_table`` and ``paired_tests``."""
@@ -191,6 +200,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/04_budget_grid": ("notebook 04", notebook_04),
     "<study>/04_cypher_quality": ("notebook 04", notebook_04),
     "<study>/04_token_split": ("notebook 04", notebook_04),
+    "04_budget_grid_pooled": ("notebook 04", _notebook(notebook_04_pooled)),
     "main_table": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),

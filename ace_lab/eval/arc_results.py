@@ -5,6 +5,9 @@
   passes, with EM and F1 and their 95 % bootstrap intervals, and the cost of the cell as if it
   had run alone (cold-cache LLM calls and tokens, seconds). Budgets never reach a prompt, so a
   larger cell replays a smaller one's calls from the cache; ``cache_hit_share`` shows how much.
+- :func:`pooled_budget_grid` — the same grid over several studies' records pooled (the paper's
+  Table 13 is a stratified sample from two data sets); ``slices`` names where a cell's
+  questions came from.
 - :func:`grid_figure` — the Figure 2 analogue: EM against retries × passes (log scale), one
   line per configuration, one panel per family.
 - :func:`token_split` — the Appendix C analogue: tokens per record by family and where they go
@@ -105,6 +108,21 @@ def budget_grid(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def pooled_budget_grid(records: Mapping[str, pd.DataFrame | None], seed: int = 0) -> pd.DataFrame:
+    """:func:`budget_grid` over the ArcRAG records of several studies (name → records) pooled
+    per cell, with ``slices``: the studies that cell's questions came from (a cell one study
+    lacks, e.g. a family not built for it, holds only the others' questions)."""
+    frames = [arc_rows(df).assign(study=name) for name, df in records.items() if df is not None]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return budget_grid(pd.DataFrame())
+    pooled = pd.concat(frames, ignore_index=True)
+    keys = ["configuration", "family", "retries", "passes"]
+    slices = pooled.groupby(keys, sort=True)["study"].agg(lambda s: ", ".join(sorted(set(s))))
+    grid = budget_grid(pooled, seed)
+    return grid.merge(slices.rename("slices").reset_index(), on=keys, how="left")
 
 
 def grid_figure(grid: pd.DataFrame, title: str = "") -> plt.Figure:
