@@ -1,6 +1,6 @@
 """ArcRAG's overhead: Cypher execution time against LLM time, interface size against graph size.
 
-    .venv/bin/python bench/arc_overhead.py [--studies S ...] [--methods arcrag arcrag@openie ...]
+    .venv/bin/python bench/arc_overhead.py [--studies S ...]
 
 Reads the records of ArcRAG-family methods (``arcrag``, its ablations, ``direct-cypher``, any
 budget or ``@family`` suffix) in the given studies (default: every study under results/) —
