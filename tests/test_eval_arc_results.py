@@ -83,6 +83,13 @@ def test_grid_figure_draws_a_panel_per_family(records):
     assert empty.axes[0].texts[0].get_text() == "no ArcRAG records"
 
 
+def test_grid_figure_dodges_configurations_with_equal_cells():
+    rows = pd.DataFrame([_record("arcrag:r1p1", 1.0), _record("arcrag-generator:r1p1", 1.0)])
+    fig = arc_results.grid_figure(arc_results.budget_grid(rows))
+    xs = [line.get_xdata()[0] for line in fig.axes[0].lines if len(line.get_xdata()) == 1]
+    assert len(set(xs)) == 2 and all(0.9 < x < 1.1 for x in xs)
+
+
 def test_tokens_go_to_their_category():
     split = arc_results.record_tokens(
         _steps(context=500, answer=20, plan=100, explore=200, judge=7)

@@ -43,6 +43,8 @@ TOKEN_CATEGORIES: dict[str, str] = {
 }
 #: The answer step: its prompt is the composed context, its completion the answer.
 ANSWER_STEP = "generate:"
+#: Sideways factor between configurations in :func:`grid_figure` (x is on a log scale).
+DODGE = 1.06
 TOKEN_ORDER = ("context", "answers", "Cypher and plans", "explorer notes", "sufficiency", "other")
 
 
@@ -131,14 +133,16 @@ def grid_figure(grid: pd.DataFrame, title: str = "") -> plt.Figure:
     fig, axes = plt.subplots(1, len(families), figsize=(5 * len(families), 3.6), squeeze=False)
     for ax, family in zip(axes[0], families, strict=True):
         part = grid[grid["family"] == family] if not grid.empty else grid
-        groups = part.groupby("configuration", sort=False) if not part.empty else []
-        for config, lines in groups:
+        groups = list(part.groupby("configuration", sort=False)) if not part.empty else []
+        for i, (config, lines) in enumerate(groups):
             lines = lines.assign(budget=lines["retries"] * lines["passes"]).sort_values("budget")
             err = np.vstack([lines["EM"] - lines["EM_low"], lines["EM_high"] - lines["EM"]])
-            ax.errorbar(lines["budget"], lines["EM"], yerr=err, marker="o", capsize=3,
+            # equal cells would hide each other: each configuration is nudged sideways a little
+            dodge = DODGE ** (i - (len(groups) - 1) / 2)
+            ax.errorbar(lines["budget"] * dodge, lines["EM"], yerr=err, marker="o", capsize=3,
                         label=config)  # fmt: skip
         ax.set_xscale("log")
-        ax.set_xlabel("retries × passes (log scale)")
+        ax.set_xlabel("retries × passes (log scale; configurations dodged sideways)")
         ax.set_ylabel("EM")
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(f"{family} graph")
