@@ -69,6 +69,19 @@ def test_context_is_the_witness_passages_on_chunk_backed_graphs(typed_graph):
     assert [e.id for e in empty] == ["toy-02"] and empty[0].meta["fallback"]
 
 
+def test_scalar_rows_reach_the_context_on_chunk_backed_graphs(typed_graph):
+    # an acceptable ``RETURN n.name`` has no passage behind it but is the query's answer
+    schema, _, works, _, scalar = records(typed_graph)
+    w = Witness()
+    w.add(scalar, 1, 0, schema)
+    only_rows = compose(typed_graph, schema, w, ("toy-02",))
+    assert [e.kind for e in only_rows] == ["row", "passage"]
+    assert only_rows[0].text == "who=Ilse Marrin | y=1861" and only_rows[1].meta["fallback"]
+    w.add(works, 1, 1, schema)
+    both = compose(typed_graph, schema, w, ("toy-02",))
+    assert both[0].kind == "row" and [e.id for e in both[1:]] == w.passages()
+
+
 def test_context_is_the_rows_without_provenance(typed_graph):
     schema, born, _, _, scalar = records(typed_graph)
     bare = replace(schema, provenance_property=None, passage_label=None)

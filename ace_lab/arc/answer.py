@@ -3,10 +3,12 @@
 Algorithm 1, lines 23–25. The graph's provenance decides what the answer model reads, not a
 setting: on a chunk-backed graph, the source passages of the witness edges (and passage nodes
 the witness holds), in the order they were found; otherwise the witness edges and rows as text.
-When the witness holds no passage on a chunk-backed graph, the pass's retrieved passages are
-used instead (``meta["fallback"]``), so the answer model is never given nothing while the
-retrieval found text. The sufficiency judgement returns ok, or a follow-up question that seeds
-the next pass; an unusable judgement counts as "no follow-up" and ends the loop.
+A scalar row on a chunk-backed graph (``RETURN n.name``) has no passage behind it but is what
+an acceptable query answered, so it goes first, as text. When the witness holds no passage on
+a chunk-backed graph, the pass's retrieved passages are used instead (``meta["fallback"]``),
+so the answer model is never given nothing while the retrieval found text. The sufficiency
+judgement returns ok, or a follow-up question that seeds the next pass; an unusable judgement
+counts as "no follow-up" and ends the loop.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ace_lab.arc.schema import StoreSchema
-from ace_lab.arc.witness import Witness
+from ace_lab.arc.witness import Witness, WitnessElement
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, fit_budget
 from ace_lab.graph.names import bounded_str
 from ace_lab.llm import LLM
@@ -49,37 +51,37 @@ def compose(
     graph: Any, schema: StoreSchema, witness: Witness, fallback_ids: tuple[str, ...],
     budget_tokens: int | None = CONTEXT_BUDGET_TOKENS,
 ) -> list[Evidence]:  # fmt: skip
-    """``Z``: passages of the witness (chunk-backed graphs) or its rows, within the budget."""
-    items: list[Evidence] = []
-    if schema.chunk_backed:
-        first_pass: dict[str, tuple[int, str]] = {}
-        for e in witness.edges:
-            for p in e.provenance:
-                first_pass.setdefault(p, (e.pass_, e.query))
-        if schema.passage_label:
-            for n in witness.nodes:
-                if schema.passage_label in n.labels:
-                    first_pass.setdefault(n.key, (n.pass_, n.query))
-        for cid, (round_, query) in first_pass.items():
-            item = _passage(graph, cid, round_, witness_query=query)
-            if item is not None:
-                items.append(item)
-        if not items:
-            items = [
-                item
-                for cid in fallback_ids
-                if (item := _passage(graph, cid, 0, fallback="retrieved passages")) is not None
-            ]
-    else:
-        for el in witness.edges + witness.rows:
-            items.append(
-                Evidence(
-                    f"w:{el.kind}:{el.key}", "row", el.text, branch=BRANCH, round=el.pass_,
-                    meta={"witness_query": el.query,
-                          "nodes": tuple(k for k in (el.source, el.target) if k)},
-                )
-            )  # fmt: skip
-    return fit_budget(items, budget_tokens)
+    """``Z``: scalar rows, then the witness passages (chunk-backed graphs), or its edges and
+    rows as text; within the budget."""
+    if not schema.chunk_backed:
+        return fit_budget([_row(el) for el in witness.edges + witness.rows], budget_tokens)
+    first_pass: dict[str, tuple[int, str]] = {}
+    for e in witness.edges:
+        for p in e.provenance:
+            first_pass.setdefault(p, (e.pass_, e.query))
+    if schema.passage_label:
+        for n in witness.nodes:
+            if schema.passage_label in n.labels:
+                first_pass.setdefault(n.key, (n.pass_, n.query))
+    passages = [
+        item
+        for cid, (round_, query) in first_pass.items()
+        if (item := _passage(graph, cid, round_, witness_query=query)) is not None
+    ]
+    if not passages:
+        passages = [
+            item
+            for cid in fallback_ids
+            if (item := _passage(graph, cid, 0, fallback="retrieved passages")) is not None
+        ]
+    return fit_budget([_row(el) for el in witness.rows] + passages, budget_tokens)
+
+
+def _row(el: WitnessElement) -> Evidence:
+    return Evidence(
+        f"w:{el.kind}:{el.key}", "row", el.text, branch=BRANCH, round=el.pass_,
+        meta={"witness_query": el.query, "nodes": tuple(k for k in (el.source, el.target) if k)},
+    )  # fmt: skip
 
 
 def sufficient(llm: LLM, question: str, answer: str, context: str) -> tuple[bool, str, bool]:
