@@ -93,6 +93,12 @@ def test_native_build_never_enables_amx() -> None:
     assert not any("AVX512" in s for s in native.cmake_switches({"avx2", "fma"}))
 
 
+def test_native_build_is_the_same_with_and_without_redundant_avx_vnni() -> None:
+    avx512 = {"avx2", "avx512f", "avx512_vnni", "avx512_bf16", "avx512vbmi"}
+    assert native.cmake_switches(avx512 | {"avx_vnni"}) == native.cmake_switches(avx512)
+    assert "-DGGML_AVX_VNNI=ON" in native.cmake_switches({"avx2", "avx_vnni"})  # AVX2-only CPUs
+
+
 def test_identity_keys_arithmetic_settings_not_scheduling(tmp_path, monkeypatch) -> None:
     monkeypatch.delenv(serving.BINARY_ENV, raising=False)
     base = ServingOptions(backend="xllamacpp")

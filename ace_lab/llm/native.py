@@ -54,7 +54,13 @@ def cmake_switches(flags: set[str]) -> list[str]:
     """The configure switches for a CPU with ``flags`` (AVX-512 only where it is complete)."""
     switches = list(BASE_SWITCHES)
     if "avx512f" in flags:
-        switches += [f"-D{s}=ON" for f, s in CPU_SWITCHES.items() if f in flags]
+        # ggml reads __AVXVNNI__ only after ``__AVX512VNNI__ && __AVX512VL__`` (quants.c,
+        # repack.cpp, sgemm.cpp), so with AVX-512 VNNI the AVX-VNNI switch changes no kernel; left
+        # out, the build (and the cache identity) is the same on CPUs with and without AVX-VNNI.
+        redundant = {"avx_vnni"} if "avx512_vnni" in flags else set()
+        switches += [
+            f"-D{s}=ON" for f, s in CPU_SWITCHES.items() if f in flags and f not in redundant
+        ]
     elif "avx_vnni" in flags:
         switches.append("-DGGML_AVX_VNNI=ON")
     return switches
