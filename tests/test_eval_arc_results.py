@@ -75,6 +75,17 @@ def test_pooled_grid_adds_each_study_questions_and_names_the_slices(records):
     assert arc_results.pooled_budget_grid({"none": None}).empty
 
 
+def test_grid_cells_of_a_line_share_their_questions(records):
+    # the default budget run over more of the slice than the smaller budgets' sample
+    wider = pd.concat([records, pd.DataFrame([_record("arcrag:r3p3", 0.0, id="c")])])
+    grid = arc_results.budget_grid(wider)
+    cells = {(r.configuration, r.family, r.retries, r.passes): r for r in grid.itertuples()}
+    assert cells[("arcrag", "typed", 3, 3)].n == 2 and cells[("arcrag", "typed", 3, 3)].EM == 1.0
+    assert cells[("direct-cypher", "openie", 1, 1)].n == 1  # a line of one cell keeps its own
+    pooled = arc_results.pooled_budget_grid({"hotpot": wider})
+    assert pooled.set_index(["retries", "passes"]).loc[(3, 3)].n.max() == 2
+
+
 def test_grid_figure_draws_a_panel_per_family(records):
     fig = arc_results.grid_figure(arc_results.budget_grid(records), title="t")
     assert [ax.get_title() for ax in fig.axes] == ["typed graph", "openie graph"]

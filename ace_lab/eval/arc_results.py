@@ -8,6 +8,8 @@
 - :func:`pooled_budget_grid` — the same grid over several studies' records pooled (the paper's
   Table 13 is a stratified sample from two data sets); ``slices`` names where a cell's
   questions came from.
+- Both keep, per study, only the questions every cell of a configuration × family answered
+  (:func:`paired_questions`), so a line's cells are paired and differ only in their budget.
 - :func:`grid_figure` — the Figure 2 analogue: EM against retries × passes (log scale), one
   line per configuration, one panel per family.
 - :func:`token_split` — the Appendix C analogue: tokens per record by family and where they go
@@ -78,9 +80,26 @@ def _stat(sub: pd.DataFrame, key: str) -> list[Any]:
     return [s.get(key) for s in sub["stats"] if isinstance(s, Mapping)] if "stats" in sub else []
 
 
+def paired_questions(sub: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`arc_rows` whose question every budget cell of their configuration ×
+    family answered (per ``study`` where the rows carry one), so the cells of one line differ
+    only in their budget: a default-budget run over the whole slice would otherwise put other
+    questions into its cell than the stratified sample the smaller budgets ran on."""
+    if sub.empty or "id" not in sub:
+        return sub
+    sub = sub.reset_index(drop=True)
+    lines = [k for k in ("study", "configuration", "family") if k in sub]
+    keep = pd.Series(False, index=sub.index)
+    for _, line in sub.groupby(lines, sort=False):
+        cells = [set(cell["id"]) for _, cell in line.groupby(["retries", "passes"])]
+        keep[line.index] = line["id"].isin(set.intersection(*cells))
+    return sub[keep]
+
+
 def budget_grid(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """One row per configuration × family × retries × passes (see the module docstring)."""
-    sub = arc_rows(df)
+    """One row per configuration × family × retries × passes over :func:`paired_questions`
+    (see the module docstring)."""
+    sub = paired_questions(arc_rows(df))
     rows = []
     keys = ["configuration", "family", "retries", "passes"]
     for (config, family, retries, passes), cell in sub.groupby(keys, sort=True):
@@ -120,7 +139,7 @@ def pooled_budget_grid(records: Mapping[str, pd.DataFrame | None], seed: int = 0
     frames = [f for f in frames if not f.empty]
     if not frames:
         return budget_grid(pd.DataFrame())
-    pooled = pd.concat(frames, ignore_index=True)
+    pooled = paired_questions(pd.concat(frames, ignore_index=True))
     keys = ["configuration", "family", "retries", "passes"]
     slices = pooled.groupby(keys, sort=True)["study"].agg(lambda s: ", ".join(sorted(set(s))))
     grid = budget_grid(pooled, seed)
