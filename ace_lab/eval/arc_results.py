@@ -99,7 +99,11 @@ def paired_questions(sub: pd.DataFrame) -> pd.DataFrame:
 def budget_grid(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """One row per configuration × family × retries × passes over :func:`paired_questions`
     (see the module docstring)."""
-    sub = paired_questions(arc_rows(df))
+    return _grid_rows(paired_questions(arc_rows(df)), seed)
+
+
+def _grid_rows(sub: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The grid's rows over ArcRAG rows already paired by :func:`paired_questions`."""
     rows = []
     keys = ["configuration", "family", "retries", "passes"]
     for (config, family, retries, passes), cell in sub.groupby(keys, sort=True):
@@ -142,7 +146,7 @@ def pooled_budget_grid(records: Mapping[str, pd.DataFrame | None], seed: int = 0
     pooled = paired_questions(pd.concat(frames, ignore_index=True))
     keys = ["configuration", "family", "retries", "passes"]
     slices = pooled.groupby(keys, sort=True)["study"].agg(lambda s: ", ".join(sorted(set(s))))
-    grid = budget_grid(pooled, seed)
+    grid = _grid_rows(pooled, seed)
     return grid.merge(slices.rename("slices").reset_index(), on=keys, how="left")
 
 
