@@ -233,7 +233,7 @@ def _cmd_grb_score(args: argparse.Namespace) -> int:
     from ace_lab.eval.study import load_results
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
-    new = score_study(args.study, args.methods, settings=settings)
+    new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)
     df = load_results(args.study, settings)
     methods = args.methods or list(dict.fromkeys(df["method"]))
     judge = {k: new.attrs.get(k) for k in ("judge_identity", "embed_model")}
@@ -363,6 +363,11 @@ def build_parser() -> argparse.ArgumentParser:
     grb.add_argument("--study", required=True, help="results/<study>/ folder")
     grb.add_argument("--methods", nargs="+", help="methods to score (default: all)")
     grb.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    grb.add_argument(
+        "--metrics", nargs="+", metavar="METRIC",
+        help="judge only these (answer_correctness rouge_score coverage_score evidence_recall "
+        "context_relevancy; default: all); a later run adds the rest to the same lines",
+    )  # fmt: skip
     grb.set_defaults(func=_cmd_grb_score)
 
     methods = sub.add_parser("methods", help="the registered methods, or one method's settings")

@@ -345,3 +345,69 @@ def test_the_cli_prints_one_table_per_metric(grb_settings, tmp_path, monkeypatch
     out = capsys.readouterr().out
     assert "## answer_correctness" in out and "## rouge_score" in out and llm.model in out
     assert "0.700" in out  # the weighted overall ACC
+
+
+def test_a_subset_of_metrics_is_judged_first_and_the_rest_added_to_the_same_lines(grb_settings):
+    _write_study(grb_settings, {"naive": NAIVE})
+    judge = Judge()
+    llm = scripted_llm(grb_settings, judge)
+    embedder = SameEmbedder()
+    with pytest.raises(ValueError, match="unknown GraphRAG-Bench metric"):
+        score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder, metrics=["bleu"])
+    first = score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder,
+                        metrics=["answer_correctness"])  # fmt: skip
+    assert len(first) == 5
+    assert {n for n, _ in judge.asked} == {"grb_statements", "grb_correctness"}
+    scores = load_scores(STUDY, grb_settings).set_index("id")
+    assert all(h == ["answer_correctness"] for h in scores["holds"])
+    assert pd.isna(scores.loc["q-fr1", "rouge_score"]) and pd.isna(
+        scores.loc["q-cr", "evidence_recall"]
+    )
+    # The same subset again: nothing to judge.
+    assert score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder,
+                       metrics=["answer_correctness"]).empty  # fmt: skip
+    # Every metric now: only the missing ones are judged, ACC is kept from the first run.
+    judge.asked = []
+    second = score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder)
+    assert len(second) == 5
+    assert not {n for n, _ in judge.asked} & {"grb_statements", "grb_correctness"}
+    merged = load_scores(STUDY, grb_settings).set_index("id")
+    assert len(merged) == 5
+    assert merged.loc["q-fr1", "holds"] == [
+        "answer_correctness",
+        "rouge_score",
+        "evidence_recall",
+        "context_relevancy",
+    ]
+    assert merged.loc["q-cs", "fallbacks"] == {"context_relevancy": ["rating1", "rating2"]}
+    table = grb_table(load_results(STUDY, grb_settings), load_scores(STUDY, grb_settings),
+                      ["naive"]).set_index(["metric", "type"])  # fmt: skip
+    assert table.loc[("answer_correctness", "Overall"), "mean"] == pytest.approx(3.5 / 5, abs=1e-6)
+    assert table.loc[("evidence_recall", "Overall"), "mean"] == pytest.approx(0.5)
+    assert score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder).empty
+
+
+def test_notebook_06s_section_shows_the_reported_metrics_and_exports_the_table(
+    grb_settings, tmp_path, capsys, monkeypatch
+):
+    from ace_lab.eval.graphragbench_store import show_study
+    from ace_lab.eval.report import StudyReport
+
+    shown: list[str] = []
+    monkeypatch.setattr(StudyReport, "show", lambda self, table, title="": shown.append(title))
+    _write_study(grb_settings, {"naive": NAIVE, "hirag": {"q-fr1": "Right basal"}})
+    report = StudyReport(grb_settings, tmp_path / "tables")
+    (info,) = report.load_studies([STUDY], ["naive", "hirag"]).values()
+    assert show_study(report, info, ["naive", "hirag"]).empty  # nothing scored yet
+    assert f"ace-lab grb-score --study {STUDY} --methods naive hirag" in capsys.readouterr().out
+    llm = scripted_llm(grb_settings, Judge())
+    score_study(STUDY, ["naive"], settings=grb_settings, llm=llm, embedder=SameEmbedder(),
+                metrics=["answer_correctness", "evidence_recall"])  # fmt: skip
+    table = show_study(report, info, ["naive", "hirag"])
+    assert set(table["method"]) == {"naive"}
+    assert set(table["metric"]) == {"answer_correctness", "evidence_recall"}
+    assert "naive 5/5" in capsys.readouterr().out
+    assert shown == [f"{info.label}: answer_correctness, mean [95% CI] by question type",
+                     f"{info.label}: evidence_recall, mean [95% CI] by question type"]  # fmt: skip
+    written = pd.read_csv(tmp_path / "tables" / STUDY / "graphragbench.csv")
+    assert len(written) == len(table)

@@ -18,6 +18,7 @@ from ace_lab.eval.mosaic_plots import (
 from ace_lab.eval.mosaic_runs import pick_questions, run_methods, short_label, with_family
 from ace_lab.eval.mosaic_tables import (
     POLICY_FIELDS,
+    budget_matched_name,
     connector_activation,
     effort_summary,
     effort_table,
@@ -29,6 +30,7 @@ from ace_lab.eval.mosaic_tables import (
     stopping_curve,
 )
 from ace_lab.llm import LLM
+from ace_lab.mosaic.method import parse_name
 from ace_lab.mosaic.policy import FIXED_POLICIES, ExplorationPolicy
 from tests.conftest import ScriptedClient, mosaic_reply
 from tests.mosaic_synthetic import make_trace, record, two_depth_trace
@@ -154,6 +156,24 @@ def test_connector_activation_per_question_type():
         assert table.loc[qtype, "policy_on"] == pytest.approx(group["connectors"].mean(), abs=1e-3)
     assert table.loc["all", "questions"] == 40
     assert (table["used"] <= table["policy_on"]).all()  # a connector is only used when on
+
+
+def test_budget_matched_takes_the_mean_assigned_budget_and_depth_rounded_half_up():
+    medium = FIXED_POLICIES["medium"].to_dict()
+    records = [
+        record("mosaic", "a", policy=medium | {"evidence_budget": 8, "max_depth": 2}),
+        record("mosaic", "b", policy=medium | {"evidence_budget": 13, "max_depth": 3}),
+        record("mosaic", "c", policy=medium | {"evidence_budget": 10, "max_depth": 3},
+               depth_reached=1),  # what a run reached does not count
+        record("mosaic-fixed:wide", "a", policy=FIXED_POLICIES["wide"].to_dict()),
+    ]  # fmt: skip
+    name = budget_matched_name(records)  # budget (8+13+10)/3 = 10.33, depth 8/3 = 2.67
+    assert name == "mosaic-budget-matched:10x3"
+    policy, _, _ = parse_name(name)
+    assert (policy.evidence_budget, policy.max_depth) == (10, 3)
+    assert budget_matched_name(records[:2]) == "mosaic-budget-matched:11x3"  # 10.5 -> 11
+    with pytest.raises(ValueError, match="run mosaic on the slice first"):
+        budget_matched_name(records[3:])
 
 
 def test_histograms_cover_each_control_range_and_count_every_question():

@@ -11,7 +11,11 @@ statements come from the study's slice, the context texts from the record or the
 no text). Every line names the judge model and identity and the embedding model.
 
 A rerun skips answers already scored by the same judge and embedder on the same context, so
-scoring resumes, and scores again an answer or context that changed (a method rerun). A judge
+scoring resumes, and scores again an answer or context that changed (a method rerun).
+``metrics`` scores a subset first (the judge calls are what a study costs: Context Relevancy
+alone sends the whole context twice); each line lists the metrics it ``holds``, and a later run
+with more metrics judges only the missing ones and writes one line that merges both (lines
+written before ``holds`` existed hold every metric of their type). A judge
 call that raised (:class:`~ace_lab.llm.LLMError`) is not written and is retried by the next
 run; a judge call whose output was malformed falls back as the metric documents (listed in the
 line's ``fallbacks``) and *is* written: it is the protocol's outcome, not a crash.
@@ -35,8 +39,9 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
-from ace_lab.eval.graphragbench import IMPLEMENTED, score_question, summarize
+from ace_lab.eval.graphragbench import IMPLEMENTED, metrics_for, score_question, summarize
 from ace_lab.eval.graphragbench_context import StudyContext
+from ace_lab.eval.report import StudyData, StudyReport
 from ace_lab.eval.study import load_results, read_jsonl, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
@@ -48,7 +53,7 @@ GRB_FILE = "graphragbench/scores.jsonl"
 SCORE_COLUMNS = [
     "method", "id", "type", "answer", "context_key", *IMPLEMENTED, "factuality",
     "semantic_similarity", "fallbacks", "judge_model", "judge_identity", "embed_model",
-    "context_source", "context_items", "context_missing", "scored",
+    "context_source", "context_items", "context_missing", "holds", "scored",
 ]  # fmt: skip
 #: What makes two scores the same: the answer, its context, the judge and the embedder.
 _KEY = ["method", "id", "answer", "context_key", "judge_identity", "embed_model"]
@@ -75,6 +80,11 @@ def context_key(ids: Any) -> str:
     return hashlib.sha1(json.dumps(items).encode()).hexdigest()[:16]
 
 
+def _record_key(rec: dict[str, Any]) -> tuple[str, str, str, str]:
+    """What a stored score is about: method, question, answer and context."""
+    return rec["method"], rec["id"], _answer(rec["answer"]), context_key(rec.get("context_ids"))
+
+
 def load_scores(study: str, settings: Settings | None = None) -> pd.DataFrame:
     """Every stored score of ``study``, the newest per answer, context, judge and embedder."""
     path = study_dir(study, settings) / GRB_FILE
@@ -84,27 +94,57 @@ def load_scores(study: str, settings: Settings | None = None) -> pd.DataFrame:
 
 
 def _line(
-    rec: dict[str, Any], row: dict[str, Any], llm: LLM, embed_model: str, recovered: Any
+    rec: dict[str, Any],
+    row: dict[str, Any],
+    llm: LLM,
+    embed_model: str,
+    recovered: Any,
+    earlier: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The stored line of one scored answer; ``earlier`` (the answer's stored line, when this
+    run judged only the metrics it lacked) supplies every metric it already held."""
+    held = _held(earlier) if earlier else []
+    fresh = [m for m in IMPLEMENTED if m in row]
+    values = {m: (row.get(m) if m in fresh else (earlier or {}).get(m)) for m in IMPLEMENTED}
+    detail = row if "answer_correctness" in fresh or not earlier else earlier
     return {
         "method": rec["method"],
         "id": rec["id"],
         "type": row["type"],
         "answer": _answer(rec["answer"]),
         "context_key": context_key(rec.get("context_ids")),
-        **{m: row.get(m) for m in IMPLEMENTED},
-        "factuality": row.get("factuality"),
-        "semantic_similarity": row.get("semantic_similarity"),
-        "fallbacks": row["fallbacks"],
+        **values,
+        "factuality": detail.get("factuality"),
+        "semantic_similarity": detail.get("semantic_similarity"),
+        "fallbacks": {**((earlier or {}).get("fallbacks") or {}), **row["fallbacks"]},
         # the judge is named even for a question whose only metric needed none
-        "judge_model": row["judge_model"] or llm.model,
+        "judge_model": row["judge_model"] or (earlier or {}).get("judge_model") or llm.model,
         "judge_identity": llm.model_identity,
         "embed_model": embed_model,
         "context_source": recovered.source,
         "context_items": len(recovered.texts),
         "context_missing": recovered.missing,
+        "holds": [m for m in IMPLEMENTED if m in held or m in fresh],
         "scored": utc_now(),
     }
+
+
+def _held(line: dict[str, Any]) -> list[str]:
+    """The metrics a stored line holds (a line without ``holds``: every metric of its type)."""
+    holds = line.get("holds")
+    if isinstance(holds, list):
+        return holds
+    return metrics_for(line.get("type"))
+
+
+def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
+    """``metrics`` validated against :data:`IMPLEMENTED` (None: all of them)."""
+    if metrics is None:
+        return IMPLEMENTED
+    unknown = sorted(set(metrics) - set(IMPLEMENTED))
+    if unknown or not metrics:
+        raise ValueError(f"unknown GraphRAG-Bench metric(s) {unknown}; choose from {IMPLEMENTED}")
+    return tuple(m for m in IMPLEMENTED if m in metrics)
 
 
 def score_study(
@@ -114,11 +154,14 @@ def score_study(
     settings: Settings | None = None,
     llm: LLM | None = None,
     embedder: Embedder | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Score the answers of ``methods`` (every method when None) not yet scored by this judge
-    and embedder on their current context; returns the new lines (``attrs["errors"]``: answers
-    whose judge call raised, not written; ``attrs["unknown"]``: records whose question is not
-    in the study's slice, skipped)."""
+    """Score the answers of ``methods`` (every method when None) on ``metrics`` (every
+    implemented one when None; each question only on those of its type) where this judge and
+    embedder have not yet scored them on their current context; returns the new lines
+    (``attrs["errors"]``: answers whose judge call raised, not written; ``attrs["unknown"]``:
+    records whose question is not in the study's slice, skipped)."""
+    include = check_metrics(metrics)
     settings = settings or load_settings()
     df = load_results(study, settings)
     if methods is not None:
@@ -134,18 +177,22 @@ def score_study(
         (stored["judge_identity"] == llm.model_identity)
         & (stored["embed_model"] == embedder.model_id)
     ]
-    done = set(stored[["method", "id", "answer", "context_key"]].itertuples(index=False, name=None))
+    earlier = {
+        (line["method"], line["id"], line["answer"], line["context_key"]): line
+        for line in stored.to_dict("records")
+    }
     empty.attrs.update(judge_identity=llm.model_identity, embed_model=embedder.model_id)
-    records = df.to_dict("records")
-    todo = [
-        r
-        for r in records
-        if (r["method"], r["id"], _answer(r["answer"]), context_key(r.get("context_ids")))
-        not in done
-    ]
+    context = StudyContext(study, settings, embedder)
+
+    def missing(rec: dict[str, Any]) -> list[str]:
+        question = context.questions.get(rec["id"])
+        wanted = metrics_for(question.type if question else None, include)
+        line = earlier.get(_record_key(rec))
+        return wanted if line is None else [m for m in wanted if m not in _held(line)]
+
+    todo = [r for r in df.to_dict("records") if missing(r)]
     if not todo:
         return empty
-    context = StudyContext(study, settings, embedder)
     unknown = [r for r in todo if r["id"] not in context.questions]
     for rec in unknown:
         log.warning(
@@ -163,12 +210,17 @@ def score_study(
         question = context.questions[rec["id"]]
         try:
             row = score_question(
-                llm, question, _answer(rec["answer"]), list(recovered.texts), embedder
+                llm,
+                question,
+                _answer(rec["answer"]),
+                list(recovered.texts),
+                embedder,
+                missing(rec),
             )
         except LLMError as exc:  # retried by the next run, never stored
             log.warning("%s %s %s: judge call failed: %s", study, rec["method"], rec["id"], exc)
             return
-        line = _line(rec, row, llm, embedder.model_id, recovered)
+        line = _line(rec, row, llm, embedder.model_id, recovered, earlier.get(_record_key(rec)))
         with lock, path.open("a", encoding="utf-8") as out:  # written the moment it is scored
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
             written.append(line)
@@ -249,3 +301,29 @@ def grb_wide(table: pd.DataFrame, metric: str = "answer_correctness") -> pd.Data
     for column in ("judge_model", "embed_model"):
         wide[column] = models[column].reindex(wide.index)
     return wide.reset_index()
+
+
+#: The metrics :func:`show_study` displays as method × type tables (the table keeps them all).
+REPORTED = ("answer_correctness", "evidence_recall")
+
+
+def show_study(report: StudyReport, info: StudyData, methods: Sequence[str]) -> pd.DataFrame:
+    """Notebook 06's GraphRAG-Bench section for one study: the stored scores of ``methods``'
+    current answers (:func:`grb_table`), how many are scored, the :data:`REPORTED` metrics as
+    method × type tables, and the table exported as ``graphragbench`` beside the study. Without
+    scores it prints the command that makes them and returns an empty table."""
+    present = info.present(methods)
+    table = grb_table(info.df, load_scores(info.study, report.settings), present)
+    if table.empty:
+        print(f"{info.label}: no GraphRAG-Bench scores yet; make them with "
+              f"{grb_command(info.study, present)}")  # fmt: skip
+        return table
+    counts = table.drop_duplicates("method")[["method", "scored", "answers"]].values
+    print(f"{info.label}: answers scored / answered:",
+          ", ".join(f"{m} {s}/{a}" for m, s, a in counts))  # fmt: skip
+    for metric in REPORTED:
+        wide = grb_wide(table, metric)
+        if not wide.empty:
+            report.show(wide, f"{info.label}: {metric}, mean [95% CI] by question type")
+    report.export(table, "graphragbench", info.study)
+    return table

@@ -288,3 +288,15 @@ def connector_activation(records: Any, method: str = "mosaic") -> pd.DataFrame:
     }  # fmt: skip
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("type")
     return table.astype({"questions": int})
+
+
+def budget_matched_name(records: Any, method: str = "mosaic") -> str:
+    """The ``mosaic-budget-matched:<budget>x<depth>`` control for a slice: Fixed Medium with
+    the mean evidence budget and mean depth cap ``D_q`` that ``method``'s analyzer assigned on
+    it (the policy controls, not what the runs reached), each rounded half up."""
+    frame = policy_frame(records, method)
+    if frame.empty:
+        raise ValueError(f"no {method} policies in these records: run {method} on the slice first")
+    budget, depth = (int(frame[c].astype(float).mean() + 0.5) for c in ("evidence_budget",
+                                                                        "max_depth"))  # fmt: skip
+    return f"mosaic-budget-matched:{budget}x{depth}"

@@ -1,0 +1,81 @@
+"""GraphRAG-Bench's figure: one metric per method and question type, with intervals.
+
+:func:`grb_figure` draws a :func:`~ace_lab.eval.graphragbench_store.grb_table` as grouped bars —
+one group per question type (the benchmark's order, then ``Overall``, weighted by query count),
+one bar per method — with the 95 % bootstrap interval as an error bar and each bar's ``n``
+under it, so a type answered by one question cannot pass for a measured difference. The judge
+and embedder are in the title. Without scores it draws a placeholder naming the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ace_lab.data.graphragbench import QUESTION_TYPES
+from ace_lab.eval.report import placeholder
+
+#: Axis labels of the metrics (the benchmark's names).
+METRIC_LABELS = {
+    "answer_correctness": "Answer Correctness (ACC)",
+    "rouge_score": "ROUGE-L",
+    "coverage_score": "Coverage",
+    "evidence_recall": "Evidence Recall",
+    "context_relevancy": "Context Relevancy",
+}
+
+
+def _types(part: pd.DataFrame) -> list[str]:
+    present = set(part["type"])
+    return [t for t in (*QUESTION_TYPES, "Overall") if t in present]
+
+
+def grb_figure(
+    table: pd.DataFrame,
+    metric: str = "answer_correctness",
+    methods: Sequence[str] | None = None,
+    title: str = "",
+    command: str = "ace-lab grb-score --study <study>",
+) -> plt.Figure:
+    """Grouped bars of ``metric`` from a :func:`grb_table` (``methods`` in their order; default:
+    the table's), error bars from ``low``/``high``, ``n`` printed under each bar."""
+    part = table[table["metric"] == metric] if not table.empty else table
+    if methods is not None and not part.empty:
+        part = part[part["method"].isin(list(methods))]
+    fig, ax = plt.subplots(figsize=(11, 3.8))
+    label = METRIC_LABELS.get(metric, metric)
+    if part.empty:
+        placeholder(ax, f"no {label} scores yet\n{command}")
+        return fig
+    order = list(methods) if methods is not None else list(dict.fromkeys(part["method"]))
+    order = [m for m in order if m in set(part["method"])]
+    types = _types(part)
+    width = 0.8 / len(order)
+    xs = np.arange(len(types))
+    cells = part.set_index(["method", "type"])
+    colours = plt.get_cmap("tab10")
+    for i, method in enumerate(order):
+        pos = xs - 0.4 + width * (i + 0.5)
+        rows = [cells.loc[(method, t)] if (method, t) in cells.index else None for t in types]
+        mean = np.array([np.nan if r is None else r["mean"] for r in rows], dtype=float)
+        low = np.array([np.nan if r is None else r["low"] for r in rows], dtype=float)
+        high = np.array([np.nan if r is None else r["high"] for r in rows], dtype=float)
+        err = np.vstack([np.clip(mean - low, 0, None), np.clip(high - mean, 0, None)])
+        ax.bar(pos, mean, width, yerr=err, capsize=2, label=method, color=colours(i % 10))
+        for x, r in zip(pos, rows, strict=True):
+            if r is not None:
+                ax.text(x, 0.01, str(int(r["n"])), ha="center", va="bottom", fontsize=6,
+                        color="white")  # fmt: skip
+    ax.set_xticks(xs, types)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(label)
+    judge = ", ".join(sorted({str(j) for j in part["judge_model"].dropna()})) or "no judge"
+    embedder = ", ".join(sorted({str(e) for e in part["embed_model"].dropna()}))
+    models = f"judge {judge}" + (f", embedder {embedder}" if embedder else "")
+    ax.set_title(f"{title + ' · ' if title else ''}{label}, mean [95 % CI] ({models})", fontsize=9)
+    ax.legend(fontsize=7, ncol=min(len(order), 5), loc="upper right")
+    fig.tight_layout()
+    return fig
