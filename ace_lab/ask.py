@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.data import Question, default_task, load_dataset, make_slice
 from ace_lab.evidence import Answer, Trace
 from ace_lab.llm import LLM, get_llm
+from ace_lab.methods.generate import Task
 from ace_lab.registry import graph_family, make_method
 from ace_lab.retrieval import RetrievalGraph
 
@@ -43,14 +44,17 @@ def ask(
     graph_model: str = "qwen1.5b",
     settings: Settings | None = None,
     llm: LLM | None = None,
+    task: Task | None = None,
 ) -> Asked:
+    """Answer one slice question with ``method`` (``task``: the data set's by default, as
+    ``ace-lab run`` answers it, so an answered question replays from the cache)."""
     settings = settings or load_settings()
     question = find_question(dataset, n, question_id, seed)
     graph = RetrievalGraph.load(
         dataset, n, graph_family(method), model=graph_model, seed=seed, settings=settings
     )
     runner = make_method(method, graph, llm or get_llm(settings))
-    return Asked(question, runner.answer(question.question))
+    return Asked(question, runner.answer(question.question, task or default_task(dataset)))
 
 
 @dataclass

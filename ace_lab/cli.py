@@ -93,7 +93,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     asked = ask(
         args.method, args.dataset, args.n, args.question_id, seed=args.seed,
-        graph_model=args.graph_model, settings=settings,
+        graph_model=args.graph_model, settings=settings, task=args.task,
     )  # fmt: skip
     answer, question = asked.answer, asked.question
     if args.trace:
@@ -310,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
     ask.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
     ask.add_argument("--trace", action="store_true", help="print every stage")
+    ask.add_argument(
+        "--task", choices=["qa", "qfs", "open"], help="answer task (default: the data set's)"
+    )
     ask.set_defaults(func=_cmd_ask)
 
     run = sub.add_parser("run", help="evaluate methods on a slice (resumable, JSON lines)")
@@ -330,8 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--estimate", action="store_true", help="print expected calls, tokens, hours; run nothing"
     )
     run.add_argument(
-        "--task", choices=["qa", "qfs"], default="qa",
-        help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain)",
+        "--task", choices=["qa", "qfs", "open"],
+        help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain); "
+        "open: answers in sentences (GraphRAG-Bench); default: the data set's",
     )  # fmt: skip
     run.set_defaults(func=_cmd_run)
 

@@ -9,6 +9,7 @@ from ace_lab.ace.policy import (
     fixed_policies,
     full_policy,
     parse_policy,
+    profile_for,
     topology_policy,
 )
 
@@ -47,3 +48,8 @@ def test_full_policy_and_validation():
     assert full_policy().without("gap").label == "depth+breadth+prune"
     assert len(fixed_policies()) == 12
     assert all(parse_policy(k) == p for k, p in fixed_policies().items())
+
+
+def test_open_answers_adapt_with_the_qa_profile():
+    assert [profile_for(t) for t in ("qa", "qfs", "open")] == ["qa", "qfs", "qa"]
+    assert full_policy(profile_for("open")).profile == "qa"

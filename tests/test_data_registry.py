@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from ace_lab.data import DATASETS, DOCUMENTS, TOY, DataError, list_datasets, resolve_data_dir
+from ace_lab.data import (
+    DATASETS,
+    DOCUMENTS,
+    TOY,
+    DataError,
+    default_task,
+    list_datasets,
+    resolve_data_dir,
+)
 from ace_lab.data.registry import get_spec
 from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir
 
@@ -30,3 +38,10 @@ def test_resolve_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert resolve_data_dir() == tmp_path.resolve()
     with pytest.raises(DataError, match="does not exist"):
         resolve_data_dir(tmp_path / "missing")
+
+
+def test_graphragbench_sets_are_answered_in_sentences_the_others_as_spans():
+    assert default_task("graphragbench_medical") == default_task("graphragbench_novel") == "open"
+    assert {default_task(n) for n in DATASETS if not n.startswith("graphragbench")} == {"qa"}
+    with pytest.raises(KeyError, match="unknown dataset"):
+        default_task("nope")

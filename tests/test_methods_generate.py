@@ -28,6 +28,7 @@ CONTEXT = "### round 0 · base · passage\n- The tidal lantern is kept in Brinem
     [
         ("qa", "task", "answer_qa"),
         ("qfs", "task", "answer_qfs"),
+        ("open", "task", "answer_open"),
         ("qa", "generic", "answer_generic"),
         ("qfs", "generic", "answer_generic"),
     ],
@@ -73,6 +74,15 @@ def test_qfs_sends_the_response_type_and_keeps_the_raw_text(settings):
     assert request["max_tokens"] == MAX_TOKENS["qfs"] == 768
     assert generation.answer == generation.raw == reply  # no extraction for QFS
     assert [c.tag for c in trace.llm_calls] == ["generate.qfs"]
+
+
+def test_open_sends_the_open_prompt_and_keeps_the_whole_answer(settings):
+    reply = "The tidal lantern is kept in Brinemouth. [FINAL_ANSWER] x [/FINAL_ANSWER]"
+    generation, request, trace = _generate(settings, reply, context=CONTEXT, task="open")
+    assert request["messages"] == load_prompt("answer_open").messages(query=QUERY, context=CONTEXT)
+    assert request["max_tokens"] == MAX_TOKENS["open"] == 384
+    assert generation.answer == generation.raw == reply  # sentences, no span extraction
+    assert [c.tag for c in trace.llm_calls] == ["generate.open"]
 
 
 def test_qfs_default_response_type(settings):

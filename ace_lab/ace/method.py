@@ -21,7 +21,7 @@ from ace_lab.ace.adapt import AdaptConfig, adapt
 from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import Plan, original_query_plan, plan
-from ace_lab.ace.policy import ContextPolicy, full_policy, topology_policy
+from ace_lab.ace.policy import ContextPolicy, full_policy, profile_for, topology_policy
 from ace_lab.ace.router import ROUTER_PROMPTS, Route, RouterPrompt, route
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
@@ -99,12 +99,14 @@ class AceGraphRAG:
                     self.llm, query, attempts=cfg.router_attempts, prompt=cfg.router_prompt
                 )
                 step.notes.insert(0, f"router label {decision.topology}")
-            policy = topology_policy(decision.topology, task)
+            policy = topology_policy(decision.topology, profile_for(task))
         elif cfg.mode == "fixed":
             assert cfg.policy is not None
-            policy = ContextPolicy(cfg.policy.gap, cfg.policy.branches, cfg.policy.pruning, task)
+            policy = ContextPolicy(
+                cfg.policy.gap, cfg.policy.branches, cfg.policy.pruning, profile_for(task)
+            )
         else:
-            policy = full_policy(task)
+            policy = full_policy(profile_for(task))
         return policy, decision
 
     def answer(self, query: str, task: Task = "qa") -> Answer:

@@ -83,6 +83,12 @@ class ContextPolicy(Bounded):
         }
 
 
+def profile_for(task: str) -> Profile:
+    """The adaptation profile of an answer task: ``qfs`` for query-focused summaries, else
+    ``qa`` (open answers rank evidence like QA: specific facts before reports)."""
+    return "qfs" if task == "qfs" else "qa"
+
+
 def full_policy(task: Profile = "qa") -> ContextPolicy:
     """Full-ACE: gap diagnosis, both branches and the task's adaptation profile."""
     return ContextPolicy(gap=True, branches=BRANCHES, pruning=True, profile=task)

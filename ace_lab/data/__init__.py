@@ -31,6 +31,7 @@ from ace_lab.data.registry import (
     DATASETS,
     TOY,
     DatasetSpec,
+    default_task,
     list_datasets,
     resolve_data_dir,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "chunk_spans",
     "chunk_text",
     "dataset_overview",
+    "default_task",
     "list_datasets",
     "load_dataset",
     "make_slice",

@@ -44,6 +44,9 @@ class DatasetSpec:
     passages_per_question: int | None = None
     description: str = ""
     anchored: bool = False  # documents set sliced by each question's BM25-best document
+    #: The answer task its questions ask for unless a run names another (``qa``: one span;
+    #: ``open``: sentences, as GraphRAG-Bench's gold answers are).
+    task: str = "qa"
 
 
 def _spec(name: str, setting: str, schema: str, **kwargs: Any) -> DatasetSpec:
@@ -96,12 +99,14 @@ DATASETS: dict[str, DatasetSpec] = {
             DOCUMENTS,
             "graphragbench",
             description="one medical doc; slices: evidence + distractor chunks",
+            task="open",
         ),
         _spec(
             "graphragbench_novel",
             DOCUMENTS,
             "graphragbench",
             description="20 novels; slices: evidence + distractor chunks",
+            task="open",
         ),
         _spec(
             "ultradomain_mix",
@@ -167,6 +172,11 @@ def get_spec(name: str) -> DatasetSpec:
         return DATASETS[name]
     except KeyError:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}") from None
+
+
+def default_task(name: str) -> str:
+    """The answer task ``name``'s questions are run with unless a run names another."""
+    return get_spec(name).task
 
 
 def list_datasets(data_dir: Path | None = None) -> list[str]:

@@ -22,7 +22,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.data import Question, default_task, load_dataset, make_slice
 from ace_lab.data.graphragbench import stratified_questions
 from ace_lab.eval.record import record
 from ace_lab.eval.study import (
@@ -64,7 +64,7 @@ def run(
     llm: LLM | None = None,
     graph: RetrievalGraph | None = None,
     graph_model: str = "qwen1.5b",
-    task: Task = "qa",
+    task: Task | None = None,
     concurrency: int = 1,
     progress: bool = True,
     limit: int | None = None,
@@ -77,12 +77,14 @@ def run(
     ``concurrency > 1`` they finish, and are appended, in any order, but the returned frame
     (and :func:`~ace_lab.eval.study.load_results`) is ordered by ``position``, the question's
     index in the slice.
-    ``graph`` and ``llm`` are loaded from ``settings`` when not given (tests pass their own).
+    ``graph`` and ``llm`` are loaded from ``settings`` when not given (tests pass their own);
+    ``task`` defaults to the data set's (:func:`~ace_lab.data.default_task`).
     Failed questions are counted in ``df.attrs["errors"]`` and retried by the next run.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     settings = settings or load_settings()
+    task = task or default_task(dataset)  # type: ignore[assignment]  # a registry task
     sl = make_slice(load_dataset(dataset, settings.data_dir), n, seed=seed)
     study = study or sl.slice_id
     directory = study_dir(study, settings)

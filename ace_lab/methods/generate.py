@@ -1,12 +1,14 @@
 """Final generation: one LLM call on the original query and the generation-ready context.
 
-Four prompts share this path: ``answer_qa`` (the paper's multi-hop QA synthesis prompt: bridge
+Five prompts share this path: ``answer_qa`` (the paper's multi-hop QA synthesis prompt: bridge
 entity, brief reasoning, ``[FINAL_ANSWER] … [/FINAL_ANSWER]``), ``answer_qa_json`` (the same
 rules and reasoning, with the reasoning and the answer as one JSON object whose schema goes to the
 server as ``response_format``), ``answer_qfs`` (open-ended synthesis over multi-resolution
-evidence) and ``answer_generic`` (a plain RAG prompt, for the "without task-specific prompt"
-ablation). Every QA method in ace_lab answers through ``answer_qa`` unless configured otherwise,
-so methods differ only in the context they build.
+evidence), ``answer_open`` (task ``open``: an answer in full sentences, sized to the question —
+GraphRAG-Bench's gold answers are sentences and paragraphs, and its Answer Correctness compares
+statements, which a one-span answer cannot supply) and ``answer_generic`` (a plain RAG prompt,
+for the "without task-specific prompt" ablation). Every QA method in ace_lab answers through
+``answer_qa`` unless configured otherwise, so methods differ only in the context they build.
 
 The JSON style is one call at temperature 0 like the others (no resampled retry, which would
 answer a different question than the paper prompt's single greedy call): the schema comes from
@@ -29,14 +31,15 @@ from ace_lab.llm.structured import JsonOutputError, parse_output, schema_format
 from ace_lab.methods.final_answer import extract_final_answer
 from ace_lab.prompts import load_prompt
 
-Task = Literal["qa", "qfs"]
+Task = Literal["qa", "qfs", "open"]
 #: ``task``: the paper's task prompt; ``generic``: a plain RAG prompt; ``json``: the QA prompt
 #: with a JSON-schema answer (QA only).
 PromptStyle = Literal["task", "generic", "json"]
 PROMPT_STYLES: tuple[str, ...] = ("task", "generic", "json")
 
-#: Generated-token caps: a QA answer is a short reasoning line plus a span.
-MAX_TOKENS = {"qa": 256, "qfs": 768}
+#: Generated-token caps: a QA answer is a short reasoning line plus a span; an open answer is
+#: a few sentences or, for a writing task, under 200 words.
+MAX_TOKENS = {"qa": 256, "qfs": 768, "open": 384}
 #: Extra tokens the JSON style may spend on its syntax (keys, quotes, braces).
 JSON_EXTRA_TOKENS = 32
 
@@ -61,7 +64,7 @@ def prompt_name(task: Task, style: PromptStyle = "task") -> str:
         if task != "qa":
             raise ValueError("the JSON answer prompt is for QA; use style 'task' for QFS")
         return "answer_qa_json"
-    return {"qa": "answer_qa", "qfs": "answer_qfs"}[task]
+    return {"qa": "answer_qa", "qfs": "answer_qfs", "open": "answer_open"}[task]
 
 
 def generate(
