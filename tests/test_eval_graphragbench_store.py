@@ -354,6 +354,8 @@ def test_a_subset_of_metrics_is_judged_first_and_the_rest_added_to_the_same_line
     embedder = SameEmbedder()
     with pytest.raises(ValueError, match="unknown GraphRAG-Bench metric"):
         score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder, metrics=["bleu"])
+    with pytest.raises(ValueError, match="no metric named"):
+        score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder, metrics=[])
     first = score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder,
                         metrics=["answer_correctness"])  # fmt: skip
     assert len(first) == 5

@@ -143,7 +143,8 @@ def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
         return IMPLEMENTED
     unknown = sorted(set(metrics) - set(IMPLEMENTED))
     if unknown or not metrics:
-        raise ValueError(f"unknown GraphRAG-Bench metric(s) {unknown}; choose from {IMPLEMENTED}")
+        named = f"unknown GraphRAG-Bench metric(s) {unknown}" if unknown else "no metric named"
+        raise ValueError(f"{named}; choose from {IMPLEMENTED}")
     return tuple(m for m in IMPLEMENTED if m in metrics)
 
 
