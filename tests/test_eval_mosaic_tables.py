@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 
 from ace_lab.data import load_dataset
@@ -28,6 +29,7 @@ from ace_lab.eval.mosaic_tables import (
     policy_side_by_side,
     policy_summary,
     stopping_curve,
+    with_budget_matched,
 )
 from ace_lab.llm import LLM
 from ace_lab.mosaic.method import parse_name
@@ -174,6 +176,21 @@ def test_budget_matched_takes_the_mean_assigned_budget_and_depth_rounded_half_up
     assert budget_matched_name(records[:2]) == "mosaic-budget-matched:11x3"  # 10.5 -> 11
     with pytest.raises(ValueError, match="run mosaic on the slice first"):
         budget_matched_name(records[3:])
+
+
+def test_a_bare_budget_matched_name_becomes_the_slice_control():
+    medium = FIXED_POLICIES["medium"].to_dict()
+    records = [
+        record("mosaic", "a", policy=medium | {"evidence_budget": 12, "max_depth": 2}),
+        record("mosaic", "b", policy=medium | {"evidence_budget": 13, "max_depth": 2}),
+    ]  # fmt: skip
+    names = ["naive", "mosaic", "mosaic-budget-matched", "mosaic-budget-matched:13x2"]
+    assert with_budget_matched(names, records) == ["naive", "mosaic", "mosaic-budget-matched:13x2"]
+    assert with_budget_matched(names[:3], pd.DataFrame(records)) == [
+        "naive", "mosaic", "mosaic-budget-matched:13x2"
+    ]  # fmt: skip
+    # without MOSAIC's policies there is no control to name: the entry is left out
+    assert with_budget_matched(names[:3], [record("naive", "a")]) == ["naive", "mosaic"]
 
 
 def test_histograms_cover_each_control_range_and_count_every_question():

@@ -20,7 +20,7 @@ results frame's rows. The figures of these tables are in :mod:`ace_lab.eval.mosa
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -300,3 +300,22 @@ def budget_matched_name(records: Any, method: str = "mosaic") -> str:
     budget, depth = (int(frame[c].astype(float).mean() + 0.5) for c in ("evidence_budget",
                                                                         "max_depth"))  # fmt: skip
     return f"mosaic-budget-matched:{budget}x{depth}"
+
+
+#: The bare name a method list uses for "this slice's budget-matched control".
+BUDGET_MATCHED = "mosaic-budget-matched"
+
+
+def with_budget_matched(names: Sequence[str], records: Any, method: str = "mosaic") -> list[str]:
+    """``names`` with a bare :data:`BUDGET_MATCHED` replaced by the slice's control
+    (:func:`budget_matched_name` of ``method``'s records), so one method list serves slices
+    whose controls differ; left out where ``method`` has no policies on the slice."""
+    resolved = []
+    for name in names:
+        if name == BUDGET_MATCHED:
+            if policy_frame(records, method).empty:
+                continue
+            name = budget_matched_name(records, method)
+        if name not in resolved:
+            resolved.append(name)
+    return resolved
