@@ -18,7 +18,10 @@ from ace_lab.data import load_dataset, make_slice
 from ace_lab.eval.graphragbench_context import StudyContext, evidence_text
 from ace_lab.eval.graphragbench_store import (
     GRB_FILE,
+    SCORE_COLUMNS,
+    context_key,
     grb_command,
+    grb_paired,
     grb_table,
     grb_wide,
     load_scores,
@@ -413,3 +416,45 @@ def test_notebook_06s_section_shows_the_reported_metrics_and_exports_the_table(
                      f"{info.label}: evidence_recall, mean [95% CI] by question type"]  # fmt: skip
     written = pd.read_csv(tmp_path / "tables" / STUDY / "graphragbench.csv")
     assert len(written) == len(table)
+    # With a baseline: Answer Correctness against it on the questions both have scored.
+    score_study(STUDY, ["hirag"], settings=grb_settings, llm=llm, embedder=SameEmbedder(),
+                metrics=["answer_correctness"])  # fmt: skip
+    shown.clear()
+    show_study(report, info, ["naive", "hirag"], baseline="naive")
+    assert shown[-1] == f"{info.label}: Answer Correctness against naive (paired)"
+    paired = pd.read_csv(tmp_path / "tables" / STUDY / "graphragbench_paired.csv")
+    assert paired["method"].tolist() == ["hirag"]
+    assert paired["n"].tolist() == [1]  # hirag answered one question
+
+
+def test_paired_answer_correctness_counts_only_questions_both_methods_have_scored_now():
+    def rec(method, qid, answer, tokens):
+        return {"method": method, "id": qid, "answer": answer, "context_ids": [qid],
+                "context_tokens": tokens}  # fmt: skip
+
+    def score(method, qid, answer, acc):
+        line = dict.fromkeys(SCORE_COLUMNS)
+        line.update(method=method, id=qid, answer=answer, answer_correctness=acc,
+                    context_key=context_key([qid]), judge_identity="j")  # fmt: skip
+        return line
+
+    df = pd.DataFrame([
+        rec("mosaic", "a", "A", 600), rec("mosaic", "b", "B", 700), rec("mosaic", "c", "C", 800),
+        rec("naive", "a", "x", 1500), rec("naive", "b", "y", 1500), rec("naive", "c", "z", 1500),
+    ])  # fmt: skip
+    scores = pd.DataFrame([
+        score("mosaic", "a", "A", 0.9), score("mosaic", "b", "B", 0.5),
+        score("mosaic", "c", "C", 0.7),
+        score("naive", "a", "x", 0.6), score("naive", "b", "y", 0.7),
+        score("naive", "c", "an answer naive no longer gives", 0.0),  # not counted
+    ])  # fmt: skip
+    paired = grb_paired(df, scores, "mosaic", ["naive", "hirag"]).set_index("method")
+    assert list(paired.index) == ["naive"]  # hirag has no scores: no row
+    row = paired.loc["naive"]
+    assert row["n"] == 2  # question c: naive's stored score is of another answer
+    assert row["ANSWER_CORRECTNESS"] == pytest.approx(0.65)
+    assert row["ANSWER_CORRECTNESS_baseline"] == pytest.approx(0.7)
+    assert row["diff"] == pytest.approx(-0.05)
+    assert row["context_tokens"] == pytest.approx(1500)
+    assert row["context_tokens_baseline"] == pytest.approx(650)
+    assert grb_paired(df, scores, "hirag", ["naive"]).empty  # the baseline has no scores

@@ -43,6 +43,7 @@ from ace_lab.eval.graphragbench import IMPLEMENTED, metrics_for, score_question,
 from ace_lab.eval.graphragbench_context import StudyContext
 from ace_lab.eval.report import StudyData, StudyReport
 from ace_lab.eval.study import load_results, read_jsonl, study_dir, utc_now
+from ace_lab.eval.tables import paired_tests
 from ace_lab.llm import LLM, LLMError, get_llm
 
 log = logging.getLogger(__name__)
@@ -238,6 +239,29 @@ def _ci_text(row: dict[str, Any]) -> str:
     return f"{row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
 
 
+def _current_scores(
+    df: pd.DataFrame,
+    scores: pd.DataFrame,
+    methods: Sequence[str],
+    judge_identity: str | None,
+    embed_model: str | None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``methods``' records and the stored scores of the answer and context each holds now
+    (of one judge and one embedder when named), joined on method, question, answer, context."""
+    if judge_identity is not None:
+        scores = scores[scores["judge_identity"] == judge_identity]
+    if embed_model is not None:
+        scores = scores[scores["embed_model"] == embed_model]
+    rows = df[df["method"].isin(list(methods))].copy()
+    rows["answer"] = [_answer(a) for a in rows["answer"]]
+    ids = rows["context_ids"] if "context_ids" in rows else pd.Series([None] * len(rows))
+    rows["context_key"] = [context_key(i) for i in ids]
+    on = ["method", "id", "answer", "context_key"]
+    keep = [c for c in SCORE_COLUMNS if c != "scored"]
+    sizes = ["context_tokens"] if "context_tokens" in rows else []  # for the paired table
+    return rows, rows[on + sizes].merge(scores[keep], on=on, how="inner")
+
+
 def grb_table(
     df: pd.DataFrame,
     scores: pd.DataFrame,
@@ -258,17 +282,7 @@ def grb_table(
     """
     if df.empty or scores.empty:
         return pd.DataFrame(columns=TABLE_COLUMNS)
-    if judge_identity is not None:
-        scores = scores[scores["judge_identity"] == judge_identity]
-    if embed_model is not None:
-        scores = scores[scores["embed_model"] == embed_model]
-    rows = df[df["method"].isin(list(methods))].copy()
-    rows["answer"] = [_answer(a) for a in rows["answer"]]
-    ids = rows["context_ids"] if "context_ids" in rows else pd.Series([None] * len(rows))
-    rows["context_key"] = [context_key(i) for i in ids]
-    on = ["method", "id", "answer", "context_key"]
-    keep = [c for c in SCORE_COLUMNS if c != "scored"]
-    joined = rows[on].merge(scores[keep], on=on, how="inner")
+    rows, joined = _current_scores(df, scores, methods, judge_identity, embed_model)
     out: list[pd.DataFrame] = []
     for method in methods:
         mine = joined[joined["method"] == method]
@@ -304,17 +318,52 @@ def grb_wide(table: pd.DataFrame, metric: str = "answer_correctness") -> pd.Data
     return wide.reset_index()
 
 
+def grb_paired(
+    df: pd.DataFrame,
+    scores: pd.DataFrame,
+    baseline: str,
+    methods: Sequence[str],
+    metric: str = "answer_correctness",
+    *,
+    judge_identity: str | None = None,
+    embed_model: str | None = None,
+) -> pd.DataFrame:
+    """``metric`` of each of ``methods`` against ``baseline`` on the questions both have a
+    score for: :func:`ace_lab.eval.tables.paired_tests` (paired bootstrap interval of the
+    difference, sign-flip permutation p) over the stored scores of the current answers. Empty
+    when ``baseline`` has none."""
+    names = list(dict.fromkeys([baseline, *methods]))
+    if df.empty or scores.empty:
+        return pd.DataFrame()
+    _, joined = _current_scores(df, scores, names, judge_identity, embed_model)
+    joined = joined.dropna(subset=[metric])
+    if baseline not in set(joined["method"]):
+        return pd.DataFrame()
+    present = [m for m in names if m != baseline and m in set(joined["method"])]
+    return paired_tests(joined, baseline, present, metric=metric)
+
+
 #: The metrics :func:`show_study` displays as method × type tables (the table keeps them all).
 REPORTED = ("answer_correctness", "evidence_recall")
+#: Columns of :func:`grb_paired`'s table that :func:`show_study` displays.
+PAIRED_VIEW = [
+    "method", "baseline", "n", "ANSWER_CORRECTNESS", "ANSWER_CORRECTNESS_baseline",
+    "diff [95% CI]", "p_permutation", "context_tokens", "context_tokens_baseline",
+]  # fmt: skip
 
 
-def show_study(report: StudyReport, info: StudyData, methods: Sequence[str]) -> pd.DataFrame:
+def show_study(
+    report: StudyReport, info: StudyData, methods: Sequence[str], baseline: str = ""
+) -> pd.DataFrame:
     """Notebook 06's GraphRAG-Bench section for one study: the stored scores of ``methods``'
     current answers (:func:`grb_table`), how many are scored, the :data:`REPORTED` metrics as
-    method × type tables, and the table exported as ``graphragbench`` beside the study. Without
-    scores it prints the command that makes them and returns an empty table."""
+    method × type tables, and the table exported as ``graphragbench`` beside the study; with a
+    ``baseline`` also each method's Answer Correctness against it, paired (:func:`grb_paired`,
+    exported as ``graphragbench_paired``). Without scores it prints the command that makes them
+    and returns an empty table."""
     present = info.present(methods)
-    table = grb_table(info.df, load_scores(info.study, report.settings), present)
+    scores = load_scores(info.study, report.settings)
+    table = grb_table(info.df, scores, present)
     if table.empty:
         print(f"{info.label}: no GraphRAG-Bench scores yet; make them with "
               f"{grb_command(info.study, present)}")  # fmt: skip
@@ -327,4 +376,9 @@ def show_study(report: StudyReport, info: StudyData, methods: Sequence[str]) -> 
         if not wide.empty:
             report.show(wide, f"{info.label}: {metric}, mean [95% CI] by question type")
     report.export(table, "graphragbench", info.study)
+    paired = grb_paired(info.df, scores, baseline, present) if baseline else pd.DataFrame()
+    if not paired.empty:
+        title = f"{info.label}: Answer Correctness against {baseline} (paired)"
+        report.show(paired[[c for c in PAIRED_VIEW if c in paired]], title)
+        report.export(paired, "graphragbench_paired", info.study)
     return table
