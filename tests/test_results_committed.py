@@ -29,7 +29,15 @@ import pandas as pd
 import pytest
 
 from ace_lab.config import load_settings
-from ace_lab.eval import ace_tables, arc_results, graphragbench_store, judging, semantic, tables
+from ace_lab.eval import (
+    ace_tables,
+    arc_results,
+    graphragbench_store,
+    judging,
+    mosaic_tables,
+    semantic,
+    tables,
+)
 from ace_lab.eval.context_stats import with_context
 from ace_lab.eval.export import export_table, markdown_section
 from ace_lab.eval.report import README_SECTION, StudyReport, readme_tables
@@ -66,7 +74,8 @@ def notebook_06() -> Tables:
     ``main_results_paired`` (tables.paired_tests), ``semantic`` (eval.semantic); ``main_table``
     (tables.main_table_by_dataset);
     ``<qfs_study>/qfs_preferences`` (judging.preference_table); per GraphRAG-Bench study
-    ``graphragbench`` (graphragbench_store.grb_table over the stored scores)."""
+    ``graphragbench`` (graphragbench_store.grb_table over the stored scores) and
+    ``graphragbench_paired`` (graphragbench_store.grb_paired against ``grb_baseline``)."""
     p = notebook_parameters("06_main_results")
     methods, baseline = p["methods"], p["baseline"]
     found = _report().load_studies(p["studies"], methods, require=methods)
@@ -88,11 +97,16 @@ def notebook_06() -> Tables:
         preferences = judging.preference_table(p["qfs_study"], pairs, SETTINGS)
         if (preferences["n"] > 0).any():
             out[f"{p['qfs_study']}/qfs_preferences"] = preferences
-    for study, info in _report().load_studies(p["grb_studies"], p["grb_methods"]).items():
+    listed = [m for m in p["grb_methods"] if m != mosaic_tables.BUDGET_MATCHED]
+    for study, info in _report().load_studies(p["grb_studies"], listed).items():
+        names = info.present(mosaic_tables.with_budget_matched(p["grb_methods"], info.df))
         scores = graphragbench_store.load_scores(study, SETTINGS)
-        graded = graphragbench_store.grb_table(info.df, scores, info.present(p["grb_methods"]))
+        graded = graphragbench_store.grb_table(info.df, scores, names)
         if not graded.empty:
             out[f"{study}/graphragbench"] = graded
+            paired = graphragbench_store.grb_paired(info.df, scores, p["grb_baseline"], names)
+            if not paired.empty:
+                out[f"{study}/graphragbench_paired"] = paired
     return out
 
 
@@ -213,6 +227,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/semantic": ("notebook 06", _notebook(notebook_06)),
     "<study>/qfs_preferences": ("notebook 06", _notebook(notebook_06)),
     "<study>/graphragbench": ("notebook 06", _notebook(notebook_06)),
+    "<study>/graphragbench_paired": ("notebook 06", _notebook(notebook_06)),
     "<study>/07_ablations": ("notebook 07", _notebook(notebook_07)),
     "<study>/07_qfs_ablations": ("notebook 07", _notebook(notebook_07)),
     "<study>/08_coverage": ("notebook 08", _notebook(notebook_08)),

@@ -45,7 +45,7 @@ def grb_figure(
     part = table[table["metric"] == metric] if not table.empty else table
     if methods is not None and not part.empty:
         part = part[part["method"].isin(list(methods))]
-    fig, ax = plt.subplots(figsize=(11, 3.8))
+    fig, ax = plt.subplots(figsize=(11, 4.4))
     label = METRIC_LABELS.get(metric, metric)
     if part.empty:
         placeholder(ax, f"no {label} scores yet\n{command}")
@@ -76,6 +76,8 @@ def grb_figure(
     embedder = ", ".join(sorted({str(e) for e in part["embed_model"].dropna()}))
     models = f"judge {judge}" + (f", embedder {embedder}" if embedder else "")
     ax.set_title(f"{title + ' · ' if title else ''}{label}, mean [95 % CI] ({models})", fontsize=9)
-    ax.legend(fontsize=7, ncol=min(len(order), 5), loc="upper right")
+    # below the axes: bars near 1.0 (summaries) would sit under a legend inside them
+    ax.legend(fontsize=7, ncol=min(len(order), 5), loc="upper center",
+              bbox_to_anchor=(0.5, -0.1), frameon=False)  # fmt: skip
     fig.tight_layout()
     return fig
