@@ -191,6 +191,12 @@ _SPECS: tuple[MethodSpec, ...] = (
     MethodSpec("hipporag", "openie", _baseline("hipporag", HippoRetriever, "ppr"),
                description="HippoRAG-style personalised PageRank over the OpenIE graph",
                configs=(HippoConfig(),)),
+    # The same walk over the hierarchical base layer: HippoRAG on the graph the other
+    # hierarchical methods read (the GraphRAG-Bench slices are built in that family only).
+    MethodSpec("hipporag@hierarchical", "hierarchical",
+               _baseline("hipporag@hierarchical", HippoRetriever, "ppr"),
+               description="HippoRAG PPR over the hierarchical graph's base entities and passages",
+               configs=(HippoConfig(),)),
     *(
         MethodSpec(name, "hierarchical", _ace(name, config), description=about,
                    configs=_ace_configs(config))

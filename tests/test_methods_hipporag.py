@@ -87,3 +87,23 @@ def test_hipporag_on_the_openie_graph(openie_graph):
     capped = HippoRetriever(openie_graph, HippoConfig(budget_tokens=budget))
     kept = capped.retrieve("Where was Ilse Marrin born?")
     assert kept and fits_budget(kept, budget)
+
+
+def test_hipporag_on_the_hierarchical_graph_walks_base_entities_and_passages(toy_graph):
+    retriever = HippoRetriever(toy_graph, HippoConfig(budget_tokens=None))
+    walk = retriever.ppr_graph
+    labels = {toy_graph.nodes[i].label for i in walk.ids}
+    assert "Chunk" in labels and not labels & {"Summary", "Community"}
+    assert all(toy_graph.nodes[i].level == 0 for i in walk.ids)
+    assert walk.graph.ecount() > 0
+
+    items = retriever.retrieve("Which city keeps the tidal lantern?")
+    seeds = [e for e in items if e.kind == "entity"]
+    passages = [e for e in items if e.kind == "passage"]
+    assert seeds and passages and all(e.meta["retrieval"] == "ppr" for e in items)
+    mentioned = {
+        edge.target if edge.source == seeds[0].id else edge.source
+        for edge in toy_graph.edges.values()
+        if edge.type == "MENTIONED_IN" and seeds[0].id in (edge.source, edge.target)
+    }
+    assert passages[0].id in mentioned  # the best passage is one the best seed is mentioned in

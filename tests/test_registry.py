@@ -40,6 +40,7 @@ def test_method_table_lists_every_method_with_family_and_description():
     assert table["description"].str.len().min() > 10
     assert set(table["family"]) == {"hierarchical", "openie", "typed"}
     assert graph_family("hipporag") == "openie" and graph_family("ace-full") == "hierarchical"
+    assert graph_family("hipporag@hierarchical") == "hierarchical"
     assert graph_family("arcrag") == "typed" and graph_family("arcrag@openie") == "openie"
     # Only the methods that read the graph through model-written Cypher start the store.
     readers = table.loc[table["cypher store"], "method"]
