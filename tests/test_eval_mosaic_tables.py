@@ -3,6 +3,7 @@ from hand-made traces and records, and the in-process runner on the toy graph (s
 
 from __future__ import annotations
 
+import json
 import random
 
 import matplotlib.pyplot as plt
@@ -16,7 +17,13 @@ from ace_lab.eval.mosaic_plots import (
     policy_histograms,
     stopping_figure,
 )
-from ace_lab.eval.mosaic_runs import pick_questions, run_methods, short_label, with_family
+from ace_lab.eval.mosaic_runs import (
+    pick_questions,
+    run_methods,
+    short_label,
+    slice_runs,
+    with_family,
+)
 from ace_lab.eval.mosaic_tables import (
     POLICY_FIELDS,
     budget_matched_name,
@@ -31,6 +38,7 @@ from ace_lab.eval.mosaic_tables import (
     stopping_curve,
     with_budget_matched,
 )
+from ace_lab.eval.study import results_path
 from ace_lab.llm import LLM
 from ace_lab.mosaic.method import parse_name
 from ace_lab.mosaic.policy import FIXED_POLICIES, ExplorationPolicy
@@ -246,6 +254,38 @@ def test_with_family_names_the_graph_each_method_reads():
         "mosaic@openie",
         "mosaic-fixed:wide@openie",
     ]
+
+
+def test_slice_runs_reads_whole_slices_from_the_study_and_answers_the_rest(settings, toy_graph):
+    questions = load_dataset("toy").questions[:2]
+    wide, narrow = "mosaic-fixed:wide", "mosaic-fixed:narrow"
+    first = run_methods(toy_graph, LLM(settings, client=ScriptedClient(mosaic_reply())),
+                        questions, [wide, narrow], progress=None)  # fmt: skip
+    for method, kept in ((wide, questions), (narrow, questions[:1])):  # narrow: partial slice
+        path = results_path("toy-study", method, settings)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = [r | {"answer": "from the study"} for r in first.records
+                if r["method"] == method and r["id"] in {q.id for q in kept}]  # fmt: skip
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    manifest = {"dataset": "toy", "methods": {m: {"model": "smollm135m"} for m in (wide, narrow)}}
+    (path.parent / "manifest.json").write_text(json.dumps(manifest))
+    tier = {"model": "smollm135m"}
+
+    llm = LLM(settings, client=ScriptedClient(mosaic_reply()))
+    runs = slice_runs(toy_graph, llm, questions, [wide, narrow], study="toy-study",
+                      settings=settings, models=tier, traced=[wide], picked=questions[1:],
+                      progress=None)  # fmt: skip
+    answers = {(r["method"], r["id"]): r["answer"] for r in runs.records}
+    assert list(answers) == [(m, q.id) for m in (wide, narrow) for q in questions]
+    assert {answers[wide, q.id] for q in questions} == {"from the study"}
+    assert "from the study" not in {answers[narrow, q.id] for q in questions}  # answered here
+    assert set(runs.answers[wide]) == {questions[1].id}  # traced: the picked question only
+    assert runs.traces(wide, questions)  # its trace is there for the views
+
+    for study, models in (("", tier), ("toy-study", {"model": "another"})):  # both: live
+        again = slice_runs(toy_graph, llm, questions, [wide], study=study, settings=settings,
+                           models=models, progress=None)  # fmt: skip
+        assert "from the study" not in {r["answer"] for r in again.records}
 
 
 def test_run_methods_records_match_their_traces(settings, toy_graph):

@@ -26,7 +26,6 @@ answer. :class:`StudyContext` recovers both from what the study's ``manifest.jso
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from ace_lab.config import Settings, load_settings
 from ace_lab.data import Question, load_dataset, make_slice
 from ace_lab.data.graphragbench import handles
 from ace_lab.embed import Embedder
-from ace_lab.eval.study import MANIFEST, study_dir
+from ace_lab.eval.study import read_manifest
 from ace_lab.graph.build import model_label, run_dir
 from ace_lab.graph.seeds import SeedIndexes
 from ace_lab.graph.tables import GraphTables
@@ -56,17 +55,6 @@ class Recovered:
     texts: tuple[str, ...]
     source: str
     missing: int
-
-
-def read_manifest(study: str, settings: Settings | None = None) -> dict[str, Any]:
-    """The study's manifest; a clear error when it is missing or names no data set."""
-    path = study_dir(study, settings) / MANIFEST
-    if not path.is_file():
-        raise FileNotFoundError(f"no {MANIFEST} in {path.parent}: cannot tell the study's slice")
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    if not manifest.get("dataset"):
-        raise ValueError(f"{path}: names no dataset")
-    return manifest
 
 
 class StudyContext:

@@ -56,6 +56,17 @@ def study_dir(study: str, settings: Settings | None = None) -> Path:
     return Path((settings or load_settings()).results_dir) / study
 
 
+def read_manifest(study: str, settings: Settings | None = None) -> dict[str, Any]:
+    """The study's manifest; a clear error when it is missing or names no data set."""
+    path = study_dir(study, settings) / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"no {MANIFEST} in {path.parent}: cannot tell the study's slice")
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if not manifest.get("dataset"):
+        raise ValueError(f"{path}: names no dataset")
+    return manifest
+
+
 def results_path(study: str, method: str, settings: Settings | None = None) -> Path:
     return study_dir(study, settings) / f"{safe_name(method)}.jsonl"
 
