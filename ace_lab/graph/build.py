@@ -29,7 +29,8 @@ import pandas as pd
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import Chunk, Slice, chunk_passages, load_dataset, make_slice
 from ace_lab.graph.tables import GraphTables
-from ace_lab.llm import LLM, ResponseArchive
+from ace_lab.llm import LLM
+from ace_lab.llm.replay import replaying
 
 FAMILIES = ("hierarchical", "openie", "typed")
 
@@ -97,17 +98,11 @@ def build_graph(
         "model_identity": llm.model_identity,
         "regenerate": command,
     }
-    archive_path = out / "llm_responses.jsonl"
-    archive = ResponseArchive(archive_path)
-    llm.archives.append(archive)
-    earlier, llm.answered = llm.answered, {}  # collect the responses this build uses
     start = time.perf_counter()
     calls_before = len(llm.ledger.calls)
-    try:
+    # The responses this build uses are archived with it (a rebuild replays them).
+    with replaying(llm, out / "llm_responses.jsonl"):
         tables = _builder(family)(chunks, llm, out, meta=meta, progress=progress, **builder_options)
-    finally:
-        llm.archives.remove(archive)
-        used, llm.answered = llm.answered, earlier | llm.answered
     elapsed = round(time.perf_counter() - start, 1)
     made_calls = any(not c.cache_hit for c in llm.ledger.calls[calls_before:])
     previous = _previous_meta(out / "tables")
@@ -117,9 +112,6 @@ def build_graph(
         elapsed if made_calls or "build_wall_s" not in previous else previous["build_wall_s"]
     )
     tables.meta["last_run_wall_s"] = elapsed
-    # Keep what the archive held: a rebuild that replays per-chunk records asks the model
-    # nothing for finished chunks, and their paid responses must stay replayable.
-    ResponseArchive.write(archive_path, archive.entries() | used)
     tables.save(out / "tables")
     if with_index:
         from ace_lab.graph.seeds import build_seed_indexes
