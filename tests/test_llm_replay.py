@@ -37,6 +37,10 @@ def test_a_block_s_responses_replay_on_an_empty_cache(settings, tmp_path):
     assert all(c.cache_hit for c in offline.ledger.calls)
     with pytest.raises(pytest.fail.Exception, match="model was called"):
         _ask(_offline(settings, tmp_path, "empty-again"), "one")  # no archive: the model
+    none = _offline(settings, tmp_path, "no-archive")
+    with replaying(none, "") as nothing, pytest.raises(pytest.fail.Exception):
+        assert nothing is None and none.archives == []
+        _ask(none, "one")
 
 
 def test_a_replay_keeps_what_the_archive_held_and_a_failed_block_writes_nothing(settings, tmp_path):

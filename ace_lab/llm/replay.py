@@ -22,10 +22,16 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def replaying(llm: LLM, path: Path | str, *, update: bool = True) -> Iterator[ResponseArchive]:
+def replaying(
+    llm: LLM, path: Path | str | None, *, update: bool = True
+) -> Iterator[ResponseArchive | None]:
     """Consult the archive at ``path`` while the block runs; with ``update``, rewrite it after
     a block that finished with what it held plus every response the block used (cache hits
-    included). A block that raised leaves the file as it was."""
+    included). A block that raised leaves the file as it was; an empty ``path`` (a notebook's
+    ``responses = ""``) replays and records nothing."""
+    if not path:
+        yield None
+        return
     archive = ResponseArchive(path)
     llm.archives.append(archive)
     earlier, llm.answered = llm.answered, {}
