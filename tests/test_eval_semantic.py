@@ -88,6 +88,18 @@ def test_a_failed_call_is_retried_and_a_changed_answer_judged_again(settings):
     assert report.iloc[0]["semantic"] == 0.0 and report.iloc[0]["judged"] == 2
 
 
+def test_an_answer_judged_by_two_judges_counts_once_with_the_latest_verdict(settings):
+    _write(settings, "hirag", {"q0": "Mission, British Columbia", "q2": "Bo Lind"})
+    semantic_study(STUDY, settings=settings, llm=scripted_llm(settings, _judge_by_prediction))
+    first = load_semantic(STUDY, settings)
+    # Another build of the judge (another identity) later rejects q0.
+    later = first[first["id"] == "q0"].assign(semantic=0.0, judge_identity="judge-build-2")
+    verdicts = pd.concat([first, later], ignore_index=True)
+    report = semantic_report(load_results(STUDY, settings), verdicts, ["hirag"]).iloc[0]
+    assert report["judged"] == 2 and report["answers"] == 2
+    assert report["semantic"] == 0.0
+
+
 def test_a_study_without_verdicts_has_an_empty_report(settings):
     _write(settings, "hirag", {"q0": "Mission"})
     assert load_semantic(STUDY, settings).empty

@@ -121,14 +121,17 @@ def semantic_report(
 ) -> pd.DataFrame:
     """Per method of ``methods`` with verdicts: n, EM, semantic accuracy, their agreement and
     the judge; ``judged`` / ``answers`` say how many of the method's current answers have a
-    verdict (a verdict about an answer a record no longer holds does not count)."""
+    verdict (a verdict about an answer a record no longer holds does not count). An answer
+    judged by several judges (another model, or another build of the same one: its identity
+    differs) counts once, with its latest verdict."""
     rows = df[df["method"].isin(list(methods))].copy()
     rows["answer"] = [_answer(a) for a in rows["answer"]]
     rows = rows[rows["gold"].map(_has_gold).astype(bool)]
     if rows.empty or verdicts.empty:
         return pd.DataFrame()
     keep = ["method", "id", "answer", "semantic", "judge_model"]
-    joined = rows.merge(verdicts[keep], on=["method", "id", "answer"], how="inner")
+    latest = verdicts.drop_duplicates(["method", "id", "answer"], keep="last")
+    joined = rows.merge(latest[keep], on=["method", "id", "answer"], how="inner")
     if joined.empty:
         return pd.DataFrame()
     rank = {m: i for i, m in enumerate(methods)}
