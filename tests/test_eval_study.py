@@ -106,3 +106,16 @@ def test_concurrent_manifest_writes_do_not_collide(tmp_path):
         list(pool.map(lambda i: _write_json_atomic(path, {"writer": i}), range(400)))
     assert json.loads(path.read_text())["writer"] in range(400)
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
+
+
+def test_a_resumed_run_keeps_the_methods_first_start(settings, tmp_path):
+    from ace_lab.eval.study import update_manifest
+
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    common = {"slice_info": {"dataset": "toy", "n": 8}, "llm": llm, "graph_model": "m"}
+    update_manifest(tmp_path, "hirag", entry={"started": "first"}, **common)
+    update_manifest(tmp_path, "hirag", entry={"records": 2, "last_run": {"started": "first"}},
+                    **common)  # fmt: skip
+    update_manifest(tmp_path, "hirag", entry={"started": "second"}, **common)
+    method = json.loads((tmp_path / "manifest.json").read_text())["methods"]["hirag"]
+    assert method["started"] == "first" and method["records"] == 2

@@ -241,8 +241,9 @@ def update_manifest(
         # The server the answers came from (which of its settings change outputs:
         # ace_lab.llm.serving), so a run says what it used.
         "serving": resolve(cfg.serving, llm.settings.model_dir).as_dict() if cfg.is_local else None,
+        # The method's first start stays; each run's own start is in ``last_run``.
+        **{key: value for key, value in entry.items() if key != "started"},
         "started": previous.get("started", entry.get("started")),
-        **entry,
     }
     directory.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(path, manifest)
