@@ -72,10 +72,25 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_estimate(table) -> None:
+    from ace_lab.eval.export import to_markdown
+
+    speed = table.attrs["throughput"]
+    print(to_markdown(table))
+    print(f"throughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} generated tokens/s, "
+          f"{speed.source}; cold cache (hits make it cheaper); nothing was run")  # fmt: skip
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from ace_lab.graph.build import build_graph, cost_frame
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
+    if args.estimate:
+        from ace_lab.eval.estimate import estimate_build
+
+        _print_estimate(estimate_build(args.family, args.dataset, args.n, seed=args.seed,
+                                       settings=settings))  # fmt: skip
+        return 0
     for family in args.family:
         tables, out = build_graph(
             args.dataset, args.n, family, seed=args.seed, settings=settings,
@@ -127,13 +142,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         from ace_lab.eval.estimate import estimate_study
 
-        table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
-                               study=args.study, limit=args.limit, stratified=args.stratified,
-                               settings=settings)  # fmt: skip
-        speed = table.attrs["throughput"]
-        print(to_markdown(table))
-        print(f"throughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} generated tokens/s, "
-              f"{speed.source}; cold cache (hits make it cheaper); nothing was run")  # fmt: skip
+        _print_estimate(estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
+                                       study=args.study, limit=args.limit,
+                                       stratified=args.stratified, settings=settings))  # fmt: skip
         return 0
     llm = get_llm(settings)
     graphs: dict[str, RetrievalGraph] = {}  # one load per graph family, shared by methods
@@ -299,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--model", help="local model tier (default: ACE_LAB_LLM_TIER or qwen1.5b)")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
+    build.add_argument("--estimate", action="store_true", help="print expected tokens, hours")
     build.set_defaults(func=_cmd_build)
 
     ask = sub.add_parser("ask", help="answer one question with one method")

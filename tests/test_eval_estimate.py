@@ -8,8 +8,15 @@ import pytest
 
 from ace_lab.config import ServingOptions
 from ace_lab.data import load_dataset, make_slice
-from ace_lab.eval.estimate import ASSUMED_GEN_TPS, ASSUMED_PROMPT_TPS, estimate_study, throughput
+from ace_lab.eval.estimate import (
+    ASSUMED_GEN_TPS,
+    ASSUMED_PROMPT_TPS,
+    estimate_build,
+    estimate_study,
+    throughput,
+)
 from ace_lab.eval.study import results_path
+from ace_lab.graph.build import slice_chunks
 
 
 def _write(path, records) -> None:
@@ -49,3 +56,47 @@ def test_throughput_falls_back_to_the_assumed_defaults(settings) -> None:
     (settings.results_dir / "serving" / "llm_serving.json").write_text("{broken")
     with pytest.raises(ValueError, match=r"llm_serving\.json"):
         throughput(settings)
+
+
+def _chunk(chunk_id: str, tokens_in: int, tokens_out: int) -> dict:
+    tokens = {"prompt_tokens": tokens_in, "completion_tokens": tokens_out}
+    return (
+        {"chunk_id": chunk_id, "result": {}, "llm_calls": 1, "cache_hits": 0}
+        | tokens
+        | {"fallbacks": 0}
+    )
+
+
+def test_build_estimate_counts_unfinished_chunks_and_the_corpus_stages(settings) -> None:
+    _, chunks = slice_chunks("toy", 8)
+    # An earlier hierarchical build of another slice: 2 chunks at 200 in / 100 out on average,
+    # and a cold corpus stage of 400 in / 40 out over its 2 chunks (200 / 20 per chunk).
+    old = settings.graphs_dir / "other-n5-s0" / "hierarchical" / "qwen1.5b"
+    _write(old / "hirag_extract.jsonl", [_chunk("a", 100, 50), _chunk("b", 300, 150)])
+    corpus = {"stage": "corpus", "llm_calls": 4, "model_calls": 4, "prompt_tokens": 400,
+              "completion_tokens": 40}  # fmt: skip
+    # A stage that a rebuild mostly replayed from the cache says nothing of the cold cost.
+    warm = {"stage": "replayed", "llm_calls": 9, "model_calls": 1, "prompt_tokens": 5,
+            "completion_tokens": 5}  # fmt: skip
+    extract = {"stage": "extract", "chunks": 2, "prompt_tokens_per_chunk": 200.0}
+    (old / "tables").mkdir(parents=True)
+    (old / "tables" / "meta.json").write_text(
+        json.dumps({"chunks": 2, "cost": [extract, corpus, warm]})
+    )
+    # This slice's own build has finished one chunk.
+    mine = settings.graphs_dir / "toy-n8-s0" / "hierarchical" / settings.llm.tier
+    _write(mine / "hirag_extract.jsonl", [_chunk(chunks[0].id, 1, 1)])
+
+    table = estimate_build(["hierarchical", "typed"], "toy", 8, settings=settings).set_index(
+        "family"
+    )
+    row = table.loc["hierarchical"]
+    todo = len(chunks) - 1
+    assert row["chunks"] == len(chunks) and row["chunks to extract"] == todo
+    assert row["input tokens"] == round(todo * 200 + len(chunks) * 200)
+    assert row["output tokens"] == round(todo * 100 + len(chunks) * 20)
+    speed = throughput(settings)
+    hours = (row["input tokens"] / speed.prompt_tps + row["output tokens"] / speed.gen_tps) / 3600
+    assert row["hours"] == pytest.approx(hours, abs=0.006)
+    assert row["cost from"] == "other-n5-s0"
+    assert table.loc["typed", "cost from"].startswith("no recorded build")

@@ -8,6 +8,12 @@ tokens into hours with the measured throughput of the server the run would use
 use were not measured, the design defaults of 70 prompt and 13 generated tokens/s, marked
 "assumed"). Cache hits make a real run cheaper, never dearer: the estimate is an upper bound
 for a cold cache. A method never run before has no recorded cost and is reported as such.
+
+``ace-lab build --estimate`` (:func:`estimate_build`) does the same for a graph build: the
+slice's chunks without a finished extraction record times the family's recorded tokens per
+chunk (the per-chunk records of every committed build of the family, the same data set's
+first), plus the stages over the whole corpus (descriptions, summaries, reports, the typed
+schema) at their recorded tokens per chunk, counted for the whole slice because they rerun.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from ace_lab.config import Settings, load_settings
 from ace_lab.data import load_dataset, make_slice
 from ace_lab.eval.runner import select_questions
 from ace_lab.eval.study import read_jsonl, results_path, safe_name
+from ace_lab.graph.build import model_label, run_dir, slice_chunks
+from ace_lab.graph.extract import read_records
 from ace_lab.llm.serving import resolve
 
 #: Design defaults (DESIGN.md) used when the server in use has no measured row.
@@ -111,6 +119,100 @@ def estimate_study(
             "LLM calls": round(todo * cost["calls"]),
             "input tokens": round(todo * cost["input"]),
             "output tokens": round(todo * cost["output"]),
+            "hours": round(seconds / 3600, 2),
+            "cost from": cost["from"],
+        })  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame.attrs["throughput"] = speed
+    return frame
+
+
+#: The per-chunk records a build appends as it goes (``run_per_chunk``): extraction, and the
+#: typed family's reflection. The extraction records say which chunks are finished.
+CHUNK_STAGES = ("*_extract.jsonl", "*_reflect.jsonl")
+
+
+def _corpus_stages(cost: object) -> list[dict]:
+    """A build's recorded stages over the whole corpus that made every call cold (a rebuild
+    that hit the cache records fewer tokens than a cold build spends)."""
+    if isinstance(cost, dict):
+        entries = [cost] if "stage" in cost else list(cost.values())
+    else:
+        entries = list(cost or [])
+    return [
+        e for e in entries
+        if isinstance(e, dict) and "chunks" not in e and "prompt_tokens" in e
+        and e.get("model_calls", e.get("llm_calls")) == e.get("llm_calls")
+    ]  # fmt: skip
+
+
+def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict | None:
+    """Input and output tokens per chunk of the committed builds of ``family`` (pooled over
+    the same data set's builds, or over all when it has none): per-chunk stages from their
+    records, corpus-wide stages from ``tables/meta.json``."""
+    builds = sorted(Path(settings.graphs_dir).glob(f"*/{family}/*/tables/meta.json"))
+    same = [m for m in builds if m.parts[-5].startswith(f"{dataset}-")]
+    pooled = {"chunk_in": 0.0, "chunk_out": 0.0, "chunks": 0, "corpus_in": 0.0,
+              "corpus_out": 0.0, "corpus_chunks": 0}  # fmt: skip
+    sources = []
+    for meta_path in same or builds:
+        folder = meta_path.parent.parent
+        extract = [read_records(p) for p in sorted(folder.glob(CHUNK_STAGES[0]))]
+        if not extract or not extract[0]:
+            continue
+        sources.append(meta_path.parts[-5])
+        pooled["chunks"] += len(extract[0])
+        for pattern in CHUNK_STAGES:
+            for path in sorted(folder.glob(pattern)):
+                for record in read_records(path).values():
+                    pooled["chunk_in"] += record.prompt_tokens
+                    pooled["chunk_out"] += record.completion_tokens
+        try:
+            meta = json.loads(meta_path.read_text())
+        except ValueError as exc:
+            raise ValueError(f"{meta_path} is not valid JSON: {exc}") from exc
+        stages = _corpus_stages(meta.get("cost"))
+        if stages and meta.get("chunks"):
+            pooled["corpus_chunks"] += meta["chunks"]
+            pooled["corpus_in"] += sum(e["prompt_tokens"] for e in stages)
+            pooled["corpus_out"] += sum(e["completion_tokens"] for e in stages)
+    if not sources:
+        return None
+    corpus = max(pooled["corpus_chunks"], 1)
+    return {
+        "chunk_in": pooled["chunk_in"] / pooled["chunks"],
+        "chunk_out": pooled["chunk_out"] / pooled["chunks"],
+        "corpus_in": pooled["corpus_in"] / corpus,
+        "corpus_out": pooled["corpus_out"] / corpus,
+        "from": ", ".join(sources),
+    }
+
+
+def estimate_build(
+    families: list[str], dataset: str, n: int, *, seed: int = 0, settings: Settings | None = None
+) -> pd.DataFrame:
+    """One row per graph family: chunks still to extract, tokens and hours (cold cache)."""
+    settings = settings or load_settings()
+    sl, chunks = slice_chunks(dataset, n, seed)
+    model = model_label(settings.llm.tier if settings.llm.is_local else str(settings.llm.model))
+    speed = throughput(settings)
+    rows = []
+    for family in families:
+        folder = run_dir(settings, sl.slice_id, family, model)
+        done = {cid for p in folder.glob(CHUNK_STAGES[0]) for cid in read_records(p)}
+        todo = sum(c.id not in done for c in chunks)
+        cost = recorded_build_cost(family, dataset, settings)
+        row: dict[str, object] = {"family": family, "chunks": len(chunks)}
+        row["chunks to extract"] = todo
+        if cost is None:
+            rows.append(row | {"cost from": "no recorded build of this family"})
+            continue
+        tokens_in = todo * cost["chunk_in"] + len(chunks) * cost["corpus_in"]
+        tokens_out = todo * cost["chunk_out"] + len(chunks) * cost["corpus_out"]
+        seconds = tokens_in / speed.prompt_tps + tokens_out / speed.gen_tps
+        rows.append(row | {
+            "input tokens": round(tokens_in),
+            "output tokens": round(tokens_out),
             "hours": round(seconds / 3600, 2),
             "cost from": cost["from"],
         })  # fmt: skip
