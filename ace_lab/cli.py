@@ -72,24 +72,15 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_estimate(table) -> None:
-    from ace_lab.eval.export import to_markdown
-
-    speed = table.attrs["throughput"]
-    print(to_markdown(table))
-    print(f"throughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} generated tokens/s, "
-          f"{speed.source}; cold cache (hits make it cheaper); nothing was run")  # fmt: skip
-
-
 def _cmd_build(args: argparse.Namespace) -> int:
     from ace_lab.graph.build import build_graph, cost_frame
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     if args.estimate:
-        from ace_lab.eval.estimate import estimate_build
+        from ace_lab.eval.estimate import estimate_build, estimate_text
 
-        _print_estimate(estimate_build(args.family, args.dataset, args.n, seed=args.seed,
-                                       settings=settings))  # fmt: skip
+        table = estimate_build(args.family, args.dataset, args.n, seed=args.seed, settings=settings)
+        print(estimate_text(table))
         return 0
     for family in args.family:
         tables, out = build_graph(
@@ -140,11 +131,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     settings = load_settings(**({"tier": args.model} if args.model else {}))
     if args.estimate:
-        from ace_lab.eval.estimate import estimate_study
+        from ace_lab.eval.estimate import estimate_study, estimate_text
 
-        _print_estimate(estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
-                                       study=args.study, limit=args.limit,
-                                       stratified=args.stratified, settings=settings))  # fmt: skip
+        table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
+                               study=args.study, limit=args.limit, stratified=args.stratified,
+                               settings=settings)  # fmt: skip
+        print(estimate_text(table))
         return 0
     llm = get_llm(settings)
     graphs: dict[str, RetrievalGraph] = {}  # one load per graph family, shared by methods

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import load_dataset, make_slice
+from ace_lab.eval.export import to_markdown
 from ace_lab.eval.runner import select_questions
 from ace_lab.eval.study import read_jsonl, results_path, safe_name
 from ace_lab.graph.build import model_label, run_dir, slice_chunks
@@ -219,3 +220,12 @@ def estimate_build(
     frame = pd.DataFrame(rows)
     frame.attrs["throughput"] = speed
     return frame
+
+
+def estimate_text(table: pd.DataFrame) -> str:
+    """An estimate as the CLI prints it: the table and the throughput it assumed."""
+    speed = table.attrs["throughput"]
+    return (
+        f"{to_markdown(table)}\nthroughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} "
+        f"generated tokens/s, {speed.source}; cold cache (hits make it cheaper); nothing was run"
+    )
