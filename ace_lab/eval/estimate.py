@@ -115,14 +115,22 @@ def estimate_study(
         if cost is None:
             rows.append(row | {"cost from": "no recorded run of this method"})
             continue
-        seconds = todo * (cost["input"] / speed.prompt_tps + cost["output"] / speed.gen_tps)
-        rows.append(row | {
-            "LLM calls": round(todo * cost["calls"]),
-            "input tokens": round(todo * cost["input"]),
-            "output tokens": round(todo * cost["output"]),
-            "hours": round(seconds / 3600, 2),
-            "cost from": cost["from"],
-        })  # fmt: skip
+        row["LLM calls"] = round(todo * cost["calls"])
+        rows.append(row | _tokens_and_hours(todo * cost["input"], todo * cost["output"], speed))
+        rows[-1]["cost from"] = cost["from"]
+    return _estimate_frame(rows, speed)
+
+
+def _tokens_and_hours(tokens_in: float, tokens_out: float, speed: Throughput) -> dict:
+    seconds = tokens_in / speed.prompt_tps + tokens_out / speed.gen_tps
+    return {
+        "input tokens": round(tokens_in),
+        "output tokens": round(tokens_out),
+        "hours": round(seconds / 3600, 2),
+    }
+
+
+def _estimate_frame(rows: list[dict], speed: Throughput) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     frame.attrs["throughput"] = speed
     return frame
@@ -210,16 +218,9 @@ def estimate_build(
             continue
         tokens_in = todo * cost["chunk_in"] + len(chunks) * cost["corpus_in"]
         tokens_out = todo * cost["chunk_out"] + len(chunks) * cost["corpus_out"]
-        seconds = tokens_in / speed.prompt_tps + tokens_out / speed.gen_tps
-        rows.append(row | {
-            "input tokens": round(tokens_in),
-            "output tokens": round(tokens_out),
-            "hours": round(seconds / 3600, 2),
-            "cost from": cost["from"],
-        })  # fmt: skip
-    frame = pd.DataFrame(rows)
-    frame.attrs["throughput"] = speed
-    return frame
+        rows.append(row | _tokens_and_hours(tokens_in, tokens_out, speed))
+        rows[-1]["cost from"] = cost["from"]
+    return _estimate_frame(rows, speed)
 
 
 def estimate_text(table: pd.DataFrame) -> str:
