@@ -29,7 +29,7 @@ from ace_lab.data import load_dataset, make_slice
 from ace_lab.eval.export import to_markdown
 from ace_lab.eval.runner import select_questions
 from ace_lab.eval.study import read_jsonl, results_path, safe_name
-from ace_lab.graph.build import model_label, run_dir, slice_chunks
+from ace_lab.graph.build import model_label, run_dir, settings_model, slice_chunks
 from ace_lab.graph.extract import read_records
 from ace_lab.llm.serving import resolve
 
@@ -166,25 +166,24 @@ def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict |
     sources = []
     for meta_path in same or builds:
         folder = meta_path.parent.parent
-        extract = [read_records(p) for p in sorted(folder.glob(CHUNK_STAGES[0]))]
-        if not extract or not extract[0]:
+        extract = [read_records(p) for p in folder.glob(CHUNK_STAGES[0])]
+        if not any(extract):  # no finished extraction, no per-chunk cost
             continue
+        later = [read_records(p) for pattern in CHUNK_STAGES[1:] for p in folder.glob(pattern)]
         sources.append(meta_path.parts[-5])
-        pooled["chunks"] += len(extract[0])
-        for pattern in CHUNK_STAGES:
-            for path in sorted(folder.glob(pattern)):
-                for record in read_records(path).values():
-                    pooled["chunk_in"] += record.prompt_tokens
-                    pooled["chunk_out"] += record.completion_tokens
+        pooled["chunks"] += sum(map(len, extract))
+        for record in (r for records in extract + later for r in records.values()):
+            pooled["chunk_in"] += record.prompt_tokens
+            pooled["chunk_out"] += record.completion_tokens
         try:
             meta = json.loads(meta_path.read_text())
         except ValueError as exc:
             raise ValueError(f"{meta_path} is not valid JSON: {exc}") from exc
-        stages = _corpus_stages(meta.get("cost"))
-        if stages and meta.get("chunks"):
+        corpus_stages = _corpus_stages(meta.get("cost"))
+        if corpus_stages and meta.get("chunks"):
             pooled["corpus_chunks"] += meta["chunks"]
-            pooled["corpus_in"] += sum(e["prompt_tokens"] for e in stages)
-            pooled["corpus_out"] += sum(e["completion_tokens"] for e in stages)
+            pooled["corpus_in"] += sum(e["prompt_tokens"] for e in corpus_stages)
+            pooled["corpus_out"] += sum(e["completion_tokens"] for e in corpus_stages)
     if not sources:
         return None
     corpus = max(pooled["corpus_chunks"], 1)
@@ -203,7 +202,7 @@ def estimate_build(
     """One row per graph family: chunks still to extract, tokens and hours (cold cache)."""
     settings = settings or load_settings()
     sl, chunks = slice_chunks(dataset, n, seed)
-    model = model_label(settings.llm.tier if settings.llm.is_local else str(settings.llm.model))
+    model = model_label(settings_model(settings))
     speed = throughput(settings)
     rows = []
     for family in families:

@@ -56,6 +56,11 @@ def model_label(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model)
 
 
+def settings_model(settings: Settings) -> str:
+    """The model a build with ``settings`` uses: the local tier, or the endpoint's model."""
+    return settings.llm.tier if settings.llm.is_local else str(settings.llm.model)
+
+
 def run_dir(settings: Settings, slice_id: str, family: str, model: str) -> Path:
     return Path(settings.graphs_dir) / slice_id / family / model
 
@@ -162,7 +167,7 @@ def load_or_build(
     LLM cache, so a rebuild of an unchanged slice makes no new model calls.
     """
     settings = settings or load_settings()
-    model = settings.llm.tier if settings.llm.is_local else str(settings.llm.model)
+    model = settings_model(settings)
     if not rebuild:
         try:
             return load_graph(dataset, n, family, model=model, seed=seed, settings=settings)
