@@ -256,3 +256,11 @@ def record_llm_call(call: LLMCall) -> None:
     trace = _CURRENT_TRACE.get()
     if trace is not None:
         trace.record(call)
+
+
+def calls_sent(traces: Iterable[Trace]) -> str:
+    """``"N LLM calls, M sent to the model"`` over ``traces``: what a block of answers cost
+    beyond the response cache and a replayed archive (a fresh clone's default notebook run
+    should send none)."""
+    calls = [c for t in traces for c in t.llm_calls]
+    return f"{len(calls)} LLM calls, {sum(not c.cache_hit for c in calls)} sent to the model"

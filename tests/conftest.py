@@ -24,7 +24,8 @@ class ScriptedClient:
 
     ``script`` items are returned in order: a string is the completion text, an exception is
     raised, a callable gets the request kwargs and returns either. ``delay_s`` simulates a slow
-    server so concurrency can be observed.
+    server; ``in_flight`` runs while a request is being served, outside the client's lock, so a
+    test can observe how many requests are served at once.
     """
 
     def __init__(
@@ -32,9 +33,11 @@ class ScriptedClient:
         script: list[Any] | Callable[[dict], Any],
         delay_s: float = 0.0,
         server_cached_tokens: int = 0,
+        in_flight: Callable[[], Any] | None = None,
     ) -> None:
         self.script = script
         self.delay_s = delay_s
+        self.in_flight = in_flight
         self.server_cached_tokens = server_cached_tokens
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -46,6 +49,8 @@ class ScriptedClient:
             item = self.script(kwargs) if callable(self.script) else self.script.pop(0)
         if self.delay_s:
             time.sleep(self.delay_s)
+        if self.in_flight is not None:
+            self.in_flight()
         if isinstance(item, BaseException):
             raise item
         message = SimpleNamespace(content=item)

@@ -8,7 +8,15 @@ import threading
 import pytest
 
 from ace_lab.evidence import Evidence
-from ace_lab.trace import LLMCall, Trace, cold_seconds, current_step, current_trace, record_llm_call
+from ace_lab.trace import (
+    LLMCall,
+    Trace,
+    calls_sent,
+    cold_seconds,
+    current_step,
+    current_trace,
+    record_llm_call,
+)
 
 
 def _ev(i: int, branch: str = "base") -> Evidence:
@@ -40,6 +48,16 @@ def test_calls_outside_any_trace_are_ignored():
     with trace.activate():  # inside an active trace but outside any step: kept, unattributed
         record_llm_call(LLMCall("t", "m", 1, 1, 0.0, False))
     assert [s.name for s in trace.steps] == ["(unattributed)"]
+
+
+def test_calls_sent_counts_every_trace_and_only_the_calls_that_missed_the_cache():
+    traces = [Trace(), Trace(), Trace()]
+    for trace, hits in zip(traces, ([False, True], [True], []), strict=True):
+        with trace.activate(), trace.step("answer"):
+            for hit in hits:
+                record_llm_call(LLMCall("t", "m", 1, 1, 0.0, hit))
+    assert calls_sent(traces) == "3 LLM calls, 1 sent to the model"
+    assert calls_sent([]) == "0 LLM calls, 0 sent to the model"
 
 
 def test_step_kind_comes_from_the_name_or_is_given_and_is_checked():
