@@ -125,6 +125,7 @@ class _Base:
         self.idle_s = idle_s
         self.lifetime_s = lifetime_s
         self.stopping = threading.Event()
+        self.closed = threading.Event()  # set once the listening socket is closed
         handler = type(f"{type(self).__name__}Handler", (_Handler,), {"owner": self})
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._serve, name=type(self).__name__, daemon=True)
@@ -159,6 +160,7 @@ class _Base:
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._server.shutdown()
         self._server.server_close()
+        self.closed.set()
 
     def __enter__(self) -> Any:
         return self.start()

@@ -3,8 +3,6 @@ a clean resume at 100 %. Also checks the fault proxy itself does what each fault
 
 from __future__ import annotations
 
-import time
-
 import openai
 import pytest
 
@@ -64,13 +62,14 @@ def test_faults_are_a_function_of_the_request_not_of_arrival_order() -> None:
 
 
 def test_the_upstream_answers_and_once_forgotten_stops_by_itself() -> None:
-    upstream = FakeUpstream(lifetime_s=0.5).start()
+    # The lifetime leaves a loaded machine time to serve the first request; the stop is then
+    # awaited (bounded) rather than assumed after a fixed sleep.
+    upstream = FakeUpstream(lifetime_s=3.0).start()
     client = openai.OpenAI(base_url=upstream.url, api_key="k", timeout=2, max_retries=0)
     reply = client.chat.completions.create(
         model="fake", messages=[{"role": "user", "content": "hi"}]
     )
     assert reply.choices[0].message.content.startswith("answer-")
-    time.sleep(1.0)
-    assert upstream.stopping.is_set()
+    assert upstream.closed.wait(timeout=60), "the forgotten upstream never stopped itself"
     with pytest.raises(openai.APIConnectionError):
         client.chat.completions.create(model="fake", messages=[{"role": "user", "content": "x"}])
