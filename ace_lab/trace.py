@@ -262,5 +262,6 @@ def calls_sent(traces: Iterable[Trace]) -> str:
     """``"N LLM calls, M sent to the model"`` over ``traces``: what a block of answers cost
     beyond the response cache and a replayed archive (a fresh clone's default notebook run
     should send none)."""
-    calls = [c for t in traces for c in t.llm_calls]
-    return f"{len(calls)} LLM calls, {sum(not c.cache_hit for c in calls)} sent to the model"
+    summaries = [t.summary() for t in traces]
+    calls, sent = (sum(s[key] for s in summaries) for key in ("llm_calls", "model_calls"))
+    return f"{calls} LLM calls, {sent} sent to the model"
