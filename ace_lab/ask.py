@@ -1,4 +1,8 @@
-"""One question through one method, with a readable account of every stage (``ace-lab ask``)."""
+"""One question through one method, with a readable account of every stage (``ace-lab ask``).
+
+The question is one of the slice's (by id, or the slice's first) or free text: any question a
+person types, about a benchmark slice or a user corpus, answered without a gold answer.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import Question, default_task, load_dataset, make_slice
+from ace_lab.data import DataError, Question, Slice, default_task, load_slice, user_questions
 from ace_lab.evidence import Answer, Trace
 from ace_lab.llm import LLM, get_llm
 from ace_lab.methods.generate import Task
@@ -22,16 +26,56 @@ class Asked:
     answer: Answer
 
 
-def find_question(dataset: str, n: int, question_id: str | None, seed: int = 0) -> Question:
+def slice_of(dataset: str, n: int, seed: int = 0, data_dir: Path | None = None) -> Slice:
+    """The ``n``-question slice of ``dataset`` (a user corpus: the whole corpus, ``n`` ignored);
+    a :class:`DataError` when ``n`` is out of range or the set is not on this machine."""
+    try:
+        return load_slice(dataset, n, seed=seed, data_dir=data_dir)
+    except ValueError as exc:
+        if isinstance(exc, DataError):
+            raise
+        raise DataError(str(exc)) from None
+
+
+def find_question(
+    dataset: str, n: int, question_id: str | None, seed: int = 0, data_dir: Path | None = None
+) -> Question:
     """A question of the slice by id (or the slice's first one); unknown ids list the valid ones."""
-    questions = make_slice(load_dataset(dataset), n, seed=seed).questions
+    questions = slice_of(dataset, n, seed, data_dir).questions
     if question_id is None:
         return questions[0]
     for question in questions:
         if question.id == question_id:
             return question
     known = ", ".join(q.id for q in questions[:10])
-    raise KeyError(f"question {question_id!r} is not in the {dataset} n={n} slice; e.g. {known}")
+    raise DataError(f"question {question_id!r} is not in the {dataset} n={n} slice; e.g. {known}")
+
+
+def text_question(text: str, dataset: str) -> Question:
+    """A free-text question without a gold answer. Its id is stable by content (``q-`` and a
+    SHA-1 prefix of the whitespace-normalised text, as a questions file's question without an id
+    gets), so asking it again replays from the cache."""
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError("the question is empty")
+    return Question(user_questions.question_id(text), text, None, (), (), None, dataset)
+
+
+def pick_question(
+    dataset: str,
+    n: int,
+    question_id: str | None = None,
+    text: str | None = None,
+    seed: int = 0,
+    data_dir: Path | None = None,
+) -> Question:
+    """The free-text question ``text``, or the slice question ``question_id`` (the first when
+    both are None); giving both is a ``ValueError``. The slice is checked either way (the graph
+    is the slice's)."""
+    if text is not None and question_id is not None:
+        raise ValueError("give a question id or a free-text question, not both")
+    found = find_question(dataset, n, question_id, seed, data_dir)
+    return text_question(text, dataset) if text is not None else found
 
 
 def ask(
@@ -40,16 +84,18 @@ def ask(
     n: int,
     question_id: str | None = None,
     *,
+    text: str | None = None,
     seed: int = 0,
     graph_model: str = "qwen1.5b",
     settings: Settings | None = None,
     llm: LLM | None = None,
     task: Task | None = None,
 ) -> Asked:
-    """Answer one slice question with ``method`` (``task``: the data set's by default, as
-    ``ace-lab run`` answers it, so an answered question replays from the cache)."""
+    """Answer one question with ``method``: free ``text``, or the slice question ``question_id``
+    (``task``: the data set's by default, as ``ace-lab run`` answers it, so an answered question
+    replays from the cache)."""
     settings = settings or load_settings()
-    question = find_question(dataset, n, question_id, seed)
+    question = pick_question(dataset, n, question_id, text, seed, settings.data_dir)
     graph = RetrievalGraph.load(
         dataset, n, graph_family(method), model=graph_model, seed=seed, settings=settings
     )
@@ -73,18 +119,19 @@ def open_session(
     *,
     family: str = "hierarchical",
     question_id: str | None = None,
+    text: str | None = None,
     seed: int = 0,
     tier: str | None = None,
     graph_model: str = "qwen1.5b",
     graphs_dir: str | Path | None = None,
 ) -> Session:
-    """Load the ``family`` graph of a slice, the answering LLM and one question of the slice
-    (its first when ``question_id`` is empty)."""
+    """Load the ``family`` graph of a slice, the answering LLM and one question: free ``text``,
+    or the slice's ``question_id`` (its first when both are empty)."""
     settings = load_settings(**({"tier": tier} if tier else {}))
     if graphs_dir:
         settings = replace(settings, graphs_dir=Path(graphs_dir))
     graph = RetrievalGraph.load(dataset, n, family, model=graph_model, seed=seed, settings=settings)
-    question = find_question(dataset, n, question_id or None, seed)
+    question = pick_question(dataset, n, question_id or None, text or None, seed, settings.data_dir)
     return Session(settings, graph, get_llm(settings), question)
 
 

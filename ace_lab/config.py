@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, overload
+from urllib.parse import urlsplit
 
 from ace_lab.bounded import Bounded, ConfigError, bounded
 
@@ -24,6 +25,37 @@ REPO_ROOT: Path | None = (
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return value if value not in (None, "") else default
+
+
+def _env_number(name: str, default: float, kind: type[int] | type[float] = int) -> Any:
+    """``name`` read as a number, or ``default``; a :class:`ConfigError` naming it if it is none."""
+    value = _env(name)
+    try:
+        return default if value is None else kind(value)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise ConfigError(f"{name}={value!r} is not {what}") from None
+
+
+def check_base_url(url: str | None, variable: str) -> str | None:
+    """``url`` if it is an ``http(s)://host...`` URL (or None); else a :class:`ConfigError`.
+
+    Checked when settings are read, so a typo fails at once with one line instead of once per
+    call after the retries.
+    """
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        scheme, host, _ = parts.scheme, parts.hostname, parts.port  # a bad port: ValueError
+    except ValueError:
+        scheme, host = "", None
+    if scheme not in ("http", "https") or not host:
+        raise ConfigError(
+            f"{variable}={redact_url(url)!r} is not an endpoint URL: "
+            "it needs http:// or https:// and a host (e.g. http://127.0.0.1:8000/v1)"
+        )
+    return url
 
 
 def _default_cache_dir() -> Path:
@@ -236,11 +268,11 @@ def _serving_from_env() -> ServingOptions:
     return ServingOptions(
         backend=_env("ACE_LAB_LLM_BACKEND", d.backend),
         flash_attn=_env("ACE_LAB_LLM_FLASH_ATTN", d.flash_attn),
-        batch=int(_env("ACE_LAB_LLM_BATCH", str(d.batch))),
-        ubatch=int(_env("ACE_LAB_LLM_UBATCH", str(d.ubatch))),
-        poll=int(_env("ACE_LAB_LLM_POLL", str(d.poll))),
-        priority=int(_env("ACE_LAB_LLM_PRIORITY", str(d.priority))),
-        nice=int(_env("ACE_LAB_LLM_NICE", str(d.nice))),
+        batch=_env_number("ACE_LAB_LLM_BATCH", d.batch),
+        ubatch=_env_number("ACE_LAB_LLM_UBATCH", d.ubatch),
+        poll=_env_number("ACE_LAB_LLM_POLL", d.poll),
+        priority=_env_number("ACE_LAB_LLM_PRIORITY", d.priority),
+        nice=_env_number("ACE_LAB_LLM_NICE", d.nice),
         kv_type=_env("ACE_LAB_LLM_KV_TYPE", d.kv_type),
     )
 
@@ -264,28 +296,30 @@ def load_settings(**llm_overrides: object) -> Settings:
     base = Settings()
     data = _env("ACE_LAB_DATA")
     llm = LLMSettings(
-        base_url=_env("ACE_LAB_LLM_BASE_URL"),
+        base_url=check_base_url(_env("ACE_LAB_LLM_BASE_URL"), "ACE_LAB_LLM_BASE_URL"),
         model=_env("ACE_LAB_LLM_MODEL"),
         api_key=_env("OPENAI_API_KEY"),
         tier=_env("ACE_LAB_LLM_TIER", LLMSettings.tier),
-        threads=int(_env("ACE_LAB_LLM_THREADS", str(LLMSettings.threads))),
-        ctx_size=int(_env("ACE_LAB_LLM_CTX", str(LLMSettings.ctx_size))),
-        port=int(_env("ACE_LAB_LLM_PORT", str(LLMSettings.port))),
-        parallel=int(_env("ACE_LAB_LLM_PARALLEL", str(LLMSettings.parallel))),
-        timeout_s=float(_env("ACE_LAB_LLM_TIMEOUT", str(LLMSettings.timeout_s))),
-        max_retries=int(_env("ACE_LAB_LLM_MAX_RETRIES", str(LLMSettings.max_retries))),
-        retry_backoff_s=float(_env("ACE_LAB_LLM_RETRY_BACKOFF", str(LLMSettings.retry_backoff_s))),
-        retry_wait_max_s=float(
-            _env("ACE_LAB_LLM_RETRY_WAIT_MAX", str(LLMSettings.retry_wait_max_s))
+        threads=_env_number("ACE_LAB_LLM_THREADS", LLMSettings.threads),
+        ctx_size=_env_number("ACE_LAB_LLM_CTX", LLMSettings.ctx_size),
+        port=_env_number("ACE_LAB_LLM_PORT", LLMSettings.port),
+        parallel=_env_number("ACE_LAB_LLM_PARALLEL", LLMSettings.parallel),
+        timeout_s=_env_number("ACE_LAB_LLM_TIMEOUT", LLMSettings.timeout_s, float),
+        max_retries=_env_number("ACE_LAB_LLM_MAX_RETRIES", LLMSettings.max_retries),
+        retry_backoff_s=_env_number(
+            "ACE_LAB_LLM_RETRY_BACKOFF", LLMSettings.retry_backoff_s, float
         ),
-        concurrency=int(_env("ACE_LAB_LLM_CONCURRENCY", str(LLMSettings.concurrency))),
+        retry_wait_max_s=_env_number(
+            "ACE_LAB_LLM_RETRY_WAIT_MAX", LLMSettings.retry_wait_max_s, float
+        ),
+        concurrency=_env_number("ACE_LAB_LLM_CONCURRENCY", LLMSettings.concurrency),
         cache=_env("ACE_LAB_LLM_CACHE", "1") not in ("0", "false", "no"),
         serving=_serving_from_env(),
     )
     embed = EmbedSettings(
         backend=_env("ACE_LAB_EMBED_BACKEND", EmbedSettings.backend),
         model=_env("ACE_LAB_EMBED_MODEL", EmbedSettings.model),
-        base_url=_env("ACE_LAB_EMBED_BASE_URL"),
+        base_url=check_base_url(_env("ACE_LAB_EMBED_BASE_URL"), "ACE_LAB_EMBED_BASE_URL"),
         api_key=_env("OPENAI_API_KEY"),
     )
     settings = Settings(

@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import ServingOptions, load_settings
-from ace_lab.data import load_dataset, make_slice
+from ace_lab.data import load_slice
 from ace_lab.llm import server
 from ace_lab.llm.endpoint import completion_parts, openai_client
 from ace_lab.llm.models import prepare_model
@@ -83,7 +83,7 @@ class Reply:
 
 def qa_prompts(dataset: str, n: int, context_tokens: int) -> list[Messages]:
     """``n`` ``answer_qa`` prompts: a question over its own passages, cut to a token budget."""
-    sl = make_slice(load_dataset(dataset), n=n)
+    sl = load_slice(dataset, n)
     passages = {p.id: p for p in sl.passages}
     prompts = []
     for q in sl.questions[:n]:

@@ -82,14 +82,14 @@ def live_table(dataset: str, n: int, questions: int) -> pd.DataFrame | None:
     """Per-query milliseconds of the three HiRAG modes and of ACE's merge + adapt (no LLM)."""
     from ace_lab.ace.adapt import adapt
     from ace_lab.ace.policy import full_policy
-    from ace_lab.data import load_dataset, make_slice
+    from ace_lab.data import load_slice
     from ace_lab.evidence import merge, tag
     from ace_lab.methods.hirag import HiRetriever
     from ace_lab.retrieval import RetrievalGraph
 
     try:
         graph = RetrievalGraph.load(dataset, n)
-        queries = [q.question for q in make_slice(load_dataset(dataset), n).questions]
+        queries = [q.question for q in load_slice(dataset, n).questions]
     except (FileNotFoundError, ValueError) as exc:  # no graph or no data on this machine
         print(f"live part skipped: {exc}")
         return None

@@ -129,8 +129,7 @@ def write(routes: pd.DataFrame, out: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ace_lab.data import load_dataset
-    from ace_lab.data.slices import make_slice
+    from ace_lab.data import load_slice
     from ace_lab.llm import get_llm
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -143,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm = get_llm()
     rows: list[dict[str, Any]] = []
     for name in args.datasets:
-        chosen = make_slice(load_dataset(name), args.n, args.seed)
+        chosen = load_slice(name, args.n, args.seed)
         for prompt in args.prompts:
             start = time.perf_counter()
             rows += route_questions(llm, name, chosen.slice_id, chosen.questions, prompt)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ace_lab.config import ServingOptions, load_settings
-from ace_lab.data import load_dataset, make_slice
+from ace_lab.data import load_slice
 from ace_lab.llm import LLM
 from ace_lab.llm.models import get_tier
 from ace_lab.registry import graph_family, make_method
@@ -73,7 +73,7 @@ def collect(
         settings = settings.with_llm(cache=False, serving=ServingOptions(backend="xllamacpp"))
     tier = get_tier(settings.llm.tier)
     identity = f"local:{tier.name}:{tier.identity}"  # the real model's cache entries
-    sl = make_slice(load_dataset(dataset, settings.data_dir), n, seed=0)
+    sl = load_slice(dataset, n, seed=0, data_dir=settings.data_dir)
     out: dict[str, Any] = {
         "command": "python bench/serving_requests.py "
         f"--dataset {dataset} --n {n} --questions {questions} --methods {' '.join(methods)}"

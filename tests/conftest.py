@@ -19,6 +19,29 @@ import pytest
 from ace_lab.config import Settings, load_settings
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests use a fresh user data folder: they never see or write the user's registered corpora
+    (``ace-lab corpus add``); the benchmark sets ``ace-lab data fetch`` put there stay visible."""
+    import tempfile
+
+    from ace_lab.data.userdir import user_data_dir
+
+    real = user_data_dir()
+    isolated = Path(tempfile.mkdtemp(prefix="ace_lab_test_user_data_"))
+    if (real / "benchmarks").is_dir():
+        (isolated / "benchmarks").symlink_to(real / "benchmarks")
+    config._ace_lab_user_data = isolated  # type: ignore[attr-defined]
+    os.environ["ACE_LAB_USER_DATA"] = str(isolated)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    isolated = getattr(config, "_ace_lab_user_data", None)
+    if isolated is not None:
+        shutil.rmtree(isolated, ignore_errors=True)  # removes the link, never its target
+
+
 class ScriptedClient:
     """Stands in for ``openai.OpenAI`` in unit tests of control flow (never for results).
 

@@ -9,7 +9,7 @@ Layers, lowest first (a module may import its own layer and the ones below it, n
   retrieval  retrieval
   methods    methods, ace, arc, mosaic
   registry   registry
-  top        eval, viz, widgets, ask, notebooks, cli, __main__
+  top        eval, viz, widgets, ask, notebooks, cli, cli_commands, __main__
 
 Deferred (function-level) imports count like top-level ones; imports under ``TYPE_CHECKING``
 count for the layer rule but not for cycles (they never run).
@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("retrieval", ("retrieval",)),
     ("methods", ("methods", "ace", "arc", "mosaic")),
     ("registry", ("registry",)),
-    ("top", ("eval", "viz", "widgets", "ask", "notebooks", "cli", "__main__")),
+    ("top", ("eval", "viz", "widgets", "ask", "notebooks", "cli", "cli_commands", "__main__")),
 )
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400

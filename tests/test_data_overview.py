@@ -19,4 +19,9 @@ def test_overview_helpers_on_toy() -> None:
 def test_overview_of_a_fake_data_dir(tmp_path: Path) -> None:
     fake_dataset_dir(tmp_path, FAKE_PASSAGES, [FAKE_QUESTION])
     overview = dataset_overview(tmp_path)
-    assert list(overview["name"]) == ["toy", "hotpotqa_dev_sample200"]
+    full = overview[overview["present"] == "full set"]
+    assert list(full["name"]) == ["toy", "hotpotqa_dev_sample200"]
+    # The other sets of data/slices are listed as committed slices only.
+    rest = overview[overview["present"] != "full set"]
+    assert set(rest["present"]) == {"committed slices"}
+    assert "2wikimultihopqa_hipporag1000" in set(rest["name"])

@@ -1,21 +1,28 @@
-"""ace_lab.eval.study: a study's files read back (corrupt lines, torn tails, torn UTF-8) and
-rescoring."""
+"""ace_lab.eval.study: a study's files read back (corrupt lines, torn tails, torn UTF-8),
+rescoring, and one model and configuration per method (a run of another starts its own study
+or is refused; ``identity_mix`` flags a mixed study)."""
 
 from __future__ import annotations
 
 import json
 import os
 
+import pandas as pd
 import pytest
 
+from ace_lab.data import DataError
+from ace_lab.eval.identity import config_hash
 from ace_lab.eval.metrics import exact_match
 from ace_lab.eval.runner import run
 from ace_lab.eval.study import (
     ResultsError,
+    StudyMismatchError,
     cut_torn_tail,
+    identity_mix,
     latest_study,
     load_results,
     read_jsonl,
+    read_manifest,
     rescore,
     results_path,
     study_dir,
@@ -119,3 +126,89 @@ def test_a_resumed_run_keeps_the_methods_first_start(settings, tmp_path):
     update_manifest(tmp_path, "hirag", entry={"started": "second"}, **common)
     method = json.loads((tmp_path / "manifest.json").read_text())["methods"]["hirag"]
     assert method["started"] == "first" and method["records"] == 2
+
+
+# ---------------------------------------------------------------------------- identities
+def _run(settings, toy_graph, llm, limit=2, **kwargs):
+    return run("hirag", "toy", 8, settings=settings, llm=llm, graph=toy_graph, progress=False,
+               limit=limit, **kwargs)  # fmt: skip
+
+
+def test_another_model_starts_its_own_study_and_leaves_the_first_alone(settings, toy_graph):
+    first = LLM(settings, client=ScriptedClient(ace_reply))
+    _run(settings, toy_graph, first)
+    manifest = study_dir("toy-n8-s0", settings) / "manifest.json"
+    records = results_path("toy-n8-s0", "hirag", settings)
+    before = (manifest.read_bytes(), records.read_bytes())
+    assert {r["model_identity"] for r in read_jsonl(records)} == {first.model_identity}
+    assert {r["config_hash"] for r in read_jsonl(records)} == {config_hash("hirag")}
+
+    other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="http://h/v1#other")
+    frame = _run(settings, toy_graph, other, limit=3)
+    assert frame.attrs["study"] == f"toy-n8-s0--{other.model}"
+    assert len(frame) == 3 and set(frame["model_identity"]) == {"http://h/v1#other"}
+    assert (manifest.read_bytes(), records.read_bytes()) == before  # the first model's, as it was
+    entry = read_manifest(frame.attrs["study"], settings)["methods"]["hirag"]
+    assert entry["model_identity"] == "http://h/v1#other"
+    assert entry["config_hash"] == config_hash("hirag")
+
+
+def test_an_explicit_study_of_another_model_is_refused(settings, toy_graph):
+    _run(settings, toy_graph, LLM(settings, client=ScriptedClient(ace_reply)), study="mine")
+    manifest = study_dir("mine", settings) / "manifest.json"
+    before = manifest.read_bytes()
+    other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="other")
+    with pytest.raises(StudyMismatchError, match=r"hirag was answered by .*not other") as caught:
+        _run(settings, toy_graph, other, study="mine")
+    assert isinstance(caught.value, DataError) and "\n" not in str(caught.value)
+    assert manifest.read_bytes() == before
+
+
+def test_a_changed_configuration_is_another_identity(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    _run(settings, toy_graph, llm, study="cfg")
+    path = results_path("cfg", "hirag", settings)
+    path.write_text("".join(json.dumps(r | {"config_hash": "0" * 16}) + "\n"
+                            for r in read_jsonl(path)))  # fmt: skip
+    with pytest.raises(StudyMismatchError, match=r"configuration 0{16}"):
+        _run(settings, toy_graph, llm, study="cfg")
+    assert identity_mix("cfg", settings) == []  # one configuration, one model: consistent
+
+
+def test_records_without_identities_take_the_manifests(settings, toy_graph):
+    """Committed records predate the fields: they count as the manifest's entry for the method."""
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    _run(settings, toy_graph, llm)
+    path = results_path("toy-n8-s0", "hirag", settings)
+    old = [{k: v for k, v in r.items() if k not in ("model_identity", "config_hash")}
+           for r in read_jsonl(path)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert _run(settings, toy_graph, llm, limit=3).attrs["study"] == "toy-n8-s0"  # same model
+    other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="other")
+    assert _run(settings, toy_graph, other).attrs["study"] == f"toy-n8-s0--{other.model}"
+
+
+def test_a_study_of_another_model_takes_none_of_its_methods(settings, toy_graph):
+    """A method the slice's study lacks is still not added to another model's study."""
+    _run(settings, toy_graph, LLM(settings, client=ScriptedClient(ace_reply)))
+    other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="http://h/v1#gpt")
+    other.model = "gpt/x"
+    frame = run("naive", "toy", 8, settings=settings, llm=other, graph=toy_graph,
+                progress=False, limit=1)  # fmt: skip
+    assert frame.attrs["study"] == "toy-n8-s0--gpt_x"
+    assert not results_path("toy-n8-s0", "naive", settings).exists()
+
+
+def test_identity_mix_flags_a_method_of_two_models(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    _run(settings, toy_graph, llm, study="mixed")
+    assert identity_mix("mixed", settings) == []
+    path = results_path("mixed", "hirag", settings)
+    records = read_jsonl(path)
+    records[0].pop("model_identity")  # an old record: the manifest's identity, the same model
+    records[1]["model_identity"] = "another"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (warning,) = identity_mix("mixed", settings)
+    assert warning.startswith("hirag: records of 2 models") and "another (1)" in warning
+    assert identity_mix(load_results("mixed", settings), settings) == [warning]  # a frame too
+    assert identity_mix(pd.DataFrame()) == []

@@ -27,7 +27,7 @@ RECORD_KEYS = {
     "supporting_ids", "passage_recall", "provenance_recall",
     "method", "policy", "topology", "router", "plan", "stats", "retrieval_calls", "llm_calls",
     "model_calls", "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens",
-    "wall_s", "cold_wall_s", "llm_s", "steps",
+    "wall_s", "cold_wall_s", "llm_s", "steps", "model_identity", "config_hash",
 }  # fmt: skip
 
 

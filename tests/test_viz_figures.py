@@ -1,7 +1,11 @@
-"""save_figure: an unchanged figure saves to the same bytes; the data-set plots draw."""
+"""save_figure: an unchanged figure saves to the same bytes, in one process or two; the
+data-set plots and the stage-cost plot draw."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import matplotlib
@@ -13,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab import viz
+from ace_lab.viz.figures import plot_stage_costs
 
 
 def _figure() -> plt.Figure:
@@ -60,3 +65,41 @@ def test_data_set_plots_draw_one_row_per_set():
     fig2 = viz.plot_length_distributions(lengths, unit="words")
     assert [t.get_text() for t in fig2.axes[0].get_yticklabels()] == ["a", "b"]
     plt.close("all")
+
+
+_SAVE_IN_A_PROCESS = """
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from ace_lab import viz
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([0, 1, 2], [1, 3, 2], label="line")
+ax.set_title("same figure: Zürich")
+ax.legend()
+viz.save_figure(fig, "fig", sys.argv[1], formats=("png", "pdf", "svg"))
+"""
+
+
+def test_two_processes_with_other_dates_and_hash_seeds_save_the_same_bytes(tmp_path):
+    """What `make reproduce` needs on another day, in another kernel: no date, no process
+    state in the bytes (SOURCE_DATE_EPOCH would otherwise set the PDF's CreationDate)."""
+    for name, epoch, seed in (("a", "1000000000", "1"), ("b", "1700000000", "2")):
+        env = {**os.environ, "SOURCE_DATE_EPOCH": epoch, "PYTHONHASHSEED": seed}
+        code = _SAVE_IN_A_PROCESS
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / name)], env=env, check=True)
+    for suffix in ("png", "pdf", "svg"):
+        first, second = (tmp_path / d / f"fig.{suffix}" for d in ("a", "b"))
+        assert first.read_bytes() == second.read_bytes(), suffix
+
+
+def test_stage_costs_plot_calls_and_tokens_not_seconds():
+    costs = pd.DataFrame(
+        {"step": ["retrieve", "generate"], "seconds": [0.5, 9.0], "llm_calls": [0, 1],
+         "input_tokens": [0, 120], "output_tokens": [0, 8]}
+    )  # fmt: skip
+    fig = plot_stage_costs(costs, "naive: cost per step")
+    assert [ax.get_xlabel() for ax in fig.axes] == ["LLM calls", "tokens (cold-cache)"]
+    assert [p.get_width() for p in fig.axes[0].patches] == [0, 1]
+    assert fig._suptitle.get_text() == "naive: cost per step"
+    plt.close(fig)

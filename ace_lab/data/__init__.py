@@ -12,13 +12,33 @@ of ace_lab never sees a set's own field names. The package, one concept per modu
 * :mod:`~ace_lab.data.graphragbench`: GraphRAG-Bench slices (stratified by question type,
   evidence chunks plus hard distractors) and their summary;
 * :mod:`~ace_lab.data.chunking`: passages cut into overlapping word-piece windows;
-* :mod:`~ace_lab.data.overview`: a summary table of the sets on this machine.
+* :mod:`~ace_lab.data.provenance`: each set's upstream files and licence;
+* :mod:`~ace_lab.data.committed`: the committed slice files under ``data/slices`` (format,
+  reading, regenerating from the full sets);
+* :mod:`~ace_lab.data.access`: :func:`load_slice`, the one way to get a slice (full set when
+  present, else the committed slice), and which copy of a set is here;
+* :mod:`~ace_lab.data.overview`: a summary table of the sets on this machine;
+* user corpora, any folder of documents as a data set: :mod:`~ace_lab.data.documents` (reading
+  one file), :mod:`~ace_lab.data.ingest` (walking a folder, skips, merging),
+  :mod:`~ace_lab.data.user_questions` (a questions file), :mod:`~ace_lab.data.userdir` (where
+  they are stored) and :mod:`~ace_lab.data.corpora` (:func:`add_corpus`, :func:`list_corpora`,
+  :func:`remove_corpus`).
 """
 
+from ace_lab.data.access import load_available, load_slice, presence
 from ace_lab.data.chunking import Chunk, chunk_passages, chunk_spans, chunk_text
+from ace_lab.data.corpora import (
+    CorpusInfo,
+    IngestReport,
+    add_corpus,
+    list_corpora,
+    remove_corpus,
+    user_data_dir,
+)
 from ace_lab.data.loaders import load_dataset
 from ace_lab.data.overview import dataset_overview, passage_lengths, question_type_counts
 from ace_lab.data.records import (
+    CORPUS,
     DOCUMENTS,
     PER_QUESTION,
     SHARED,
@@ -46,6 +66,7 @@ from ace_lab.data.slices import (
 )
 
 __all__ = [
+    "CORPUS",
     "DATASETS",
     "DEFAULT_DISTRACTORS",
     "DOCUMENTS",
@@ -53,12 +74,15 @@ __all__ = [
     "SHARED",
     "TOY",
     "Chunk",
+    "CorpusInfo",
     "DataError",
     "Dataset",
     "DatasetSpec",
+    "IngestReport",
     "Passage",
     "Question",
     "Slice",
+    "add_corpus",
     "anchor_documents",
     "cheapest_documents",
     "chunk_passages",
@@ -66,12 +90,18 @@ __all__ = [
     "chunk_text",
     "dataset_overview",
     "default_task",
+    "list_corpora",
     "list_datasets",
+    "load_available",
     "load_dataset",
+    "load_slice",
     "make_slice",
     "passage_lengths",
+    "presence",
     "question_passages",
     "question_type_counts",
+    "remove_corpus",
     "resolve_data_dir",
     "selection_key",
+    "user_data_dir",
 ]

@@ -89,9 +89,10 @@ def split_evidence(evidence: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(s.strip() for s in parts if s.strip())
 
 
-def handles(dataset: Dataset) -> bool:
-    """Whether ``dataset`` is a GraphRAG-Bench set (sliced here rather than by documents)."""
-    spec = DATASETS.get(dataset.name)
+def handles(dataset: Dataset | str) -> bool:
+    """Whether ``dataset`` (a set or its name) is a GraphRAG-Bench set (sliced here rather than
+    by documents)."""
+    spec = DATASETS.get(dataset if isinstance(dataset, str) else dataset.name)
     return spec is not None and spec.schema == "graphragbench"
 
 

@@ -80,6 +80,9 @@ def _passage(rec: dict[str, Any], path: Path, i: int, schema: str) -> Passage:
         return Passage(_content_id(title, body), title, body, meta)
     pid = _field(rec, "id", path, i)
     text = _field(rec, "text", path, i)
+    if schema == "user":  # a user corpus (ace_lab.data.corpora) keeps each document's file
+        source = _optional_str(rec, "source", path, i)
+        return Passage(pid, _field(rec, "title", path, i), text, {"source": source or ""})
     if schema in ("msgraphrag", "ultradomain"):
         # These documents only have a file-like id; its stem is the most readable title.
         title = rec.get("title") or PurePosixPath(pid).stem
@@ -180,6 +183,20 @@ def _graphragbench_question(
     )
 
 
+def _user_question(rec: dict, path: Path, i: int, name: str, corpus: _CorpusIndex) -> Question:
+    """A user corpus's question (ace_lab.data.user_questions): the answer may be absent."""
+    return Question(
+        id=_field(rec, "id", path, i),
+        question=_field(rec, "question", path, i),
+        answer=_optional_str(rec, "answer", path, i),
+        aliases=_strings(rec, "answer_aliases", path, i),
+        supporting_ids=(),
+        type=_optional_str(rec, "type", path, i),
+        dataset=name,
+        extra=_rest(rec, ("id", "question", "answer", "answer_aliases", "type")),
+    )
+
+
 def _ultradomain_question(
     rec: dict, path: Path, i: int, name: str, corpus: _CorpusIndex
 ) -> Question:
@@ -245,6 +262,7 @@ _QUESTION_PARSERS: dict[str, _QuestionParser] = {
     "ultradomain": _ultradomain_question,
     "msgraphrag": _msgraphrag_question,
     "multihoprag": _multihoprag_question,
+    "user": _user_question,
 }
 
 

@@ -18,11 +18,21 @@ PER_QUESTION = "per_question"
 SHARED = "shared"
 #: Whole documents chunked and indexed as one corpus (GraphRAG-Bench, UltraDomain, ...).
 DOCUMENTS = "documents"
+#: A user's own corpus (:mod:`ace_lab.data.corpora`): whole documents, and a slice is all of it.
+CORPUS = "corpus"
 
 
 class DataError(ValueError):
     """A benchmark file is missing or unreadable, is not valid JSON or Unicode, nests too deeply,
     or has a bad record; the message names the file and, where there is one, the record."""
+
+
+class UnknownDataset(DataError, KeyError):
+    """A name that is neither a benchmark set nor a registered user corpus. Also a ``KeyError``
+    (what an unknown name raised before user corpora), printed as its plain one-line message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,10 @@
     pipeline chunks and indexes as one corpus. *Anchored* document sets (UltraDomain) slice by
     document (see :mod:`ace_lab.data.slices`); GraphRAG-Bench slices hold only the chunks with
     each question's evidence plus hard distractor chunks (see :mod:`ace_lab.data.graphragbench`).
+``corpus``
+    A user's own folder of documents registered under a name (:mod:`ace_lab.data.corpora`):
+    :func:`get_spec` finds it in the user data folder, and its slice is the whole corpus with all
+    its questions.
 
 The toy corpus ships in the repository's ``data/toy``; the others live in the benchmark data
 directory that :func:`resolve_data_dir` finds.
@@ -26,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from ace_lab.config import REPO_ROOT
-from ace_lab.data.records import DOCUMENTS, PER_QUESTION, SHARED, DataError
+from ace_lab.data.records import CORPUS, DOCUMENTS, PER_QUESTION, SHARED, DataError, UnknownDataset
+from ace_lab.data.userdir import (
+    QUESTIONS_FILE,
+    corpus_folder,
+    read_meta,
+    registered_corpora,
+    user_data_dir,
+)
 
 #: The hand-written test corpus, the one set that needs no benchmark data directory.
 TOY = "toy"
@@ -133,12 +144,18 @@ def _repo_root() -> Path:
     return REPO_ROOT or Path(__file__).resolve().parents[2]
 
 
+def fetched_data_dir() -> Path:
+    """Where ``ace-lab data fetch`` puts full sets when ``ACE_LAB_DATA`` is unset."""
+    return user_data_dir() / "benchmarks"
+
+
 def resolve_data_dir(settings_data_dir: Path | None = None) -> Path:
     """The benchmark data directory.
 
     Order: ``settings_data_dir``, else ``ACE_LAB_DATA``; then ``../shared/data`` next to the
-    repository root and next to the working directory; then the repository's own ``data/``
-    (which holds only the toy corpus). An explicit directory that does not exist is an error
+    repository root and next to the working directory; then the sets ``ace-lab data fetch``
+    fetched (:func:`fetched_data_dir`); then the repository's own ``data/`` (which holds only
+    the toy corpus). An explicit directory that does not exist is an error
     rather than a silent fallback, so a typo never evaluates on the wrong data.
     """
     explicit = settings_data_dir or (Path(v) if (v := os.environ.get("ACE_LAB_DATA")) else None)
@@ -150,6 +167,7 @@ def resolve_data_dir(settings_data_dir: Path | None = None) -> Path:
     tried = [
         _repo_root().parent / "shared" / "data",
         Path.cwd().parent / "shared" / "data",
+        fetched_data_dir(),
         _repo_root() / "data",
     ]
     for candidate in tried:
@@ -160,18 +178,39 @@ def resolve_data_dir(settings_data_dir: Path | None = None) -> Path:
 
 
 def dataset_dir(spec: DatasetSpec, data_dir: Path | None = None) -> Path:
-    """The folder holding ``spec``'s files (the repository's ``data/`` for the toy corpus)."""
+    """The folder holding ``spec``'s files (the repository's ``data/`` for the toy corpus, the
+    corpus's own folder for a user corpus)."""
+    if spec.setting == CORPUS:
+        return Path(spec.folder)
     if spec.name == TOY:
         return _repo_root() / "data" / spec.folder
     return resolve_data_dir(data_dir) / spec.folder
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The registry entry of ``name``; a ``KeyError`` listing the known sets otherwise."""
-    try:
-        return DATASETS[name]
-    except KeyError:
-        raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}") from None
+    """The registry entry of ``name``: a benchmark set, else a user corpus registered in the
+    user data folder (:mod:`ace_lab.data.corpora`); else an :class:`UnknownDataset` (a DataError
+    and a KeyError) listing the known names."""
+    spec = DATASETS.get(name) or _user_corpus_spec(name)
+    if spec is None:
+        corpora = registered_corpora()
+        mine = f"; your corpora: {', '.join(corpora)}" if corpora else ""
+        hint = " (register a folder with: ace-lab corpus add NAME PATH)"
+        raise UnknownDataset(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}{mine}{hint}")
+    return spec
+
+
+def _user_corpus_spec(name: str) -> DatasetSpec | None:
+    """The spec of registered user corpus ``name`` (None when there is none)."""
+    folder = corpus_folder(name)
+    if folder is None:
+        return None
+    meta = read_meta(folder)
+    task = meta.get("task") if meta.get("task") in ("qa", "open", "qfs") else "qa"
+    sources = ", ".join(meta.get("sources", [])) or "?"
+    return DatasetSpec(
+        name, str(folder), (QUESTIONS_FILE,), CORPUS, "user", description=sources, task=task
+    )
 
 
 def default_task(name: str) -> str:
@@ -180,9 +219,10 @@ def default_task(name: str) -> str:
 
 
 def list_datasets(data_dir: Path | None = None) -> list[str]:
-    """Names of the sets present on this machine, in :data:`DATASETS` order (toy always)."""
+    """Names of the sets present on this machine, in :data:`DATASETS` order (toy always), then
+    the registered user corpora by name."""
     return [
         name
         for name, spec in DATASETS.items()
         if (dataset_dir(spec, data_dir) / spec.question_files[0]).is_file()
-    ]
+    ] + registered_corpora()

@@ -43,7 +43,15 @@ from typing import Any
 
 import numpy as np
 
-from ace_lab.data.records import DOCUMENTS, PER_QUESTION, SHARED, Dataset, Passage, Question
+from ace_lab.data.records import (
+    CORPUS,
+    DOCUMENTS,
+    PER_QUESTION,
+    SHARED,
+    Dataset,
+    Passage,
+    Question,
+)
 from ace_lab.index import sparse
 
 #: Hard distractors per question in the ``shared`` setting (other counts change the slice id).
@@ -119,9 +127,9 @@ def question_passages(
 
     ``per_question``: its own candidate group (module docstring). ``shared``: its supports plus
     ``distractors`` hard distractors (highest BM25 score to the question, ties by id).
-    ``documents``: every document.
+    ``documents`` and ``corpus``: every document.
     """
-    if dataset.setting == DOCUMENTS:
+    if dataset.setting in (DOCUMENTS, CORPUS):
         return list(dataset.passages)
     if dataset.setting == PER_QUESTION:
         ids = _memo(dataset, f"group:{question.id}", lambda: _group_ids(dataset, question))
@@ -245,6 +253,10 @@ class Slice:
 
     @property
     def slice_id(self) -> str:
+        """``NAME-nN-sSEED[variant]``; a user corpus's slice is the whole corpus, id ``NAME``
+        (so a graph build over it resumes when documents or questions are added)."""
+        if self.setting == CORPUS:
+            return self.dataset_name
         return f"{self.dataset_name}-n{self.n}-s{self.seed}{self.variant}"
 
     @property
@@ -275,9 +287,16 @@ def make_slice(
     questions to those whose supporting documents are all among them. An *anchored* set
     (module docstring) without ``doc_ids`` takes :func:`cheapest_documents`. ``distractors``
     defaults to :data:`DEFAULT_DISTRACTORS`. GraphRAG-Bench sets are sliced into evidence and
-    distractor chunks by :func:`ace_lab.data.graphragbench.make_graphragbench_slice`.
+    distractor chunks by :func:`ace_lab.data.graphragbench.make_graphragbench_slice`. A user
+    corpus (setting ``corpus``) gives its whole corpus and every question, whatever ``n``.
     """
     from ace_lab.data import graphragbench  # deferred: that module builds on this one
+
+    if dataset.setting == CORPUS:
+        documents = tuple(p.id for p in dataset.passages)
+        groups = {q.id: documents for q in dataset.questions}
+        questions, passages = list(dataset.questions), list(dataset.passages)
+        return Slice(dataset.name, questions, passages, seed, len(questions), CORPUS, groups)
 
     if graphragbench.handles(dataset):
         return graphragbench.make_graphragbench_slice(dataset, n, seed, distractors, doc_ids)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import load_dataset, make_slice
+from ace_lab.data import load_slice
 from ace_lab.eval.export import to_markdown
 from ace_lab.eval.runner import select_questions
 from ace_lab.eval.study import read_jsonl, results_path, safe_name
@@ -103,7 +103,7 @@ def estimate_study(
 ) -> pd.DataFrame:
     """One row per method: questions to answer, calls, tokens and hours (cold cache)."""
     settings = settings or load_settings()
-    sl = make_slice(load_dataset(dataset, settings.data_dir), n, seed=seed)
+    sl = load_slice(dataset, n, seed=seed, data_dir=settings.data_dir)
     questions = select_questions(sl.questions, limit, stratified, seed)
     speed = throughput(settings)
     rows = []

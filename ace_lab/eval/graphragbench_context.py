@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import Question, load_dataset, make_slice
+from ace_lab.data import Question, load_slice
 from ace_lab.data.graphragbench import handles
 from ace_lab.embed import Embedder
 from ace_lab.eval.study import read_manifest
@@ -68,10 +68,11 @@ class StudyContext:
     ) -> None:
         self.settings = settings or load_settings()
         self.manifest = read_manifest(study, self.settings)
-        dataset = load_dataset(self.manifest["dataset"], self.settings.data_dir)
+        dataset = str(self.manifest["dataset"])
         if not handles(dataset):
-            raise ValueError(f"study {study!r} is on {dataset.name}, not a GraphRAG-Bench set")
-        sl = make_slice(dataset, int(self.manifest["n"]), seed=int(self.manifest.get("seed", 0)))
+            raise ValueError(f"study {study!r} is on {dataset}, not a GraphRAG-Bench set")
+        n, seed = int(self.manifest["n"]), int(self.manifest.get("seed", 0))
+        sl = load_slice(dataset, n, seed=seed, data_dir=self.settings.data_dir)
         self.slice_id = str(self.manifest.get("slice_id") or sl.slice_id)
         self.questions: dict[str, Question] = {q.id: q for q in sl.questions}
         self.passages = {p.id: f"{p.title}: {p.text}" if p.title else p.text for p in sl.passages}

@@ -2,8 +2,10 @@
 
 :func:`record` is what :func:`ace_lab.eval.runner.run` appends to a study's results file for
 each question, and what every table (``ace_lab.eval.tables``) reads back; its keys are the
-columns of the results frame. :func:`with_recalls` completes records written before a column
-existed (the two recalls), from what the records and the study's data set hold.
+columns of the results frame, with ``position``, ``method``, ``model_identity`` and
+``config_hash`` added by the runner (:mod:`ace_lab.eval.identity`). :func:`with_recalls`
+completes records written before a column existed (the two recalls), from what the records and
+the study's data set hold.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.data import DataError, Question, load_dataset
+from ace_lab.data import DataError, Question, load_slice
 from ace_lab.eval.metrics import (
     answer_in_context,
     exact_match,
@@ -123,14 +125,18 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
 
 # --------------------------------------------------------------------- completing old records
 def study_supporting_ids(directory: Path) -> dict[str, tuple[str, ...]]:
-    """Question id → supporting passage ids of the data set a study's ``manifest.json`` names;
-    empty (with a warning) when the manifest or the data set cannot be read."""
+    """Question id → supporting passage ids of the slice a study's ``manifest.json`` names
+    (``dataset``, ``n``, ``seed``; from the full set or its committed slice file); empty (with a
+    warning) when the manifest or the slice cannot be read."""
     path = Path(directory) / "manifest.json"
     try:
-        dataset = json.loads(path.read_text(encoding="utf-8")).get("dataset")
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        dataset = manifest.get("dataset")
         if not dataset:
             return {}
-        return {q.id: q.supporting_ids for q in load_dataset(dataset).questions}
+        n = int(manifest["n"]) if manifest.get("n") else None
+        sl = load_slice(dataset, n, seed=int(manifest.get("seed") or 0))
+        return {q.id: q.supporting_ids for q in sl.questions}
     except (OSError, ValueError, KeyError, DataError) as exc:  # DataError is a ValueError
         log.warning("%s: supporting passages unavailable, passage recall left empty: %s", path, exc)
         return {}

@@ -7,6 +7,11 @@ A study is one folder ``<results_dir>/<study>/`` holding ``<method>.jsonl`` (one
 settings, git commit, per-method counts and times): a results file without its model and slice
 cannot be compared with anything. Tables read the files back with :func:`load_results`; they
 never need the LLM.
+
+Each record names its model identity and configuration hash (:mod:`ace_lab.eval.identity`); a
+method's records in one study come from one model and one configuration
+(:func:`identity_conflict` is what a run checks before appending, :func:`identity_mix` what a
+report warns about). The files themselves are read by :mod:`ace_lab.eval.jsonl`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import re
 import subprocess
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +31,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ace_lab.config import REPO_ROOT, Settings, load_settings, redact_url
+from ace_lab.data import DataError
+from ace_lab.eval.identity import RunIdentity, short_identity
+from ace_lab.eval.jsonl import ERRORS_SUFFIX as ERRORS_SUFFIX  # re-exported for callers
+from ace_lab.eval.jsonl import ResultsError, read_jsonl, record_files
+from ace_lab.eval.jsonl import cut_torn_tail as cut_torn_tail
 from ace_lab.eval.metrics import exact_match, f1_score
 from ace_lab.eval.record import with_recalls
 from ace_lab.methods.final_answer import extract_final_answer
@@ -35,11 +46,11 @@ if TYPE_CHECKING:  # only a type here: reading results never needs the LLM clien
 log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
-ERRORS_SUFFIX = ".errors.jsonl"
 
 
-class ResultsError(ValueError):
-    """A results file is corrupt, or a study's manifest does not match the requested run."""
+class StudyMismatchError(ResultsError, DataError):
+    """A run's model or method configuration differs from the one a study's records of the
+    method were made with (a ``DataError``: the command line prints it as one line)."""
 
 
 # ----------------------------------------------------------------------------------- names
@@ -74,76 +85,6 @@ def results_path(study: str, method: str, settings: Settings | None = None) -> P
 def utc_now() -> str:
     """The current UTC time, to the second, as ISO 8601 (manifest and error timestamps)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-# ----------------------------------------------------------------------------------- jsonl
-def record_files(directory: Path) -> list[Path]:
-    """A study folder's record files (``<method>.jsonl``), error logs left out, sorted."""
-    return sorted(p for p in directory.glob("*.jsonl") if not p.name.endswith(ERRORS_SUFFIX))
-
-
-def read_jsonl(path: Path, *, repair_tail: bool = False) -> list[dict[str, Any]]:
-    """Records of a JSON-lines file; a corrupt line raises ``ResultsError`` naming it.
-
-    With ``repair_tail``, a final line without its newline that does not parse is a write
-    torn by a crash: it is cut from the file (and logged) so the question is simply rerun.
-    The file is read as bytes and each line decoded alone, since a torn write can end inside a
-    multi-byte character; the cut truncates the file in place, so a crash during the repair
-    itself cannot lose the records before it.
-    """
-    if not path.is_file():
-        return []
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    out: list[dict[str, Any]] = []
-    offset = 0  # byte offset of the current line
-    for number, raw in enumerate(lines, 1):
-        start, offset = offset, offset + len(raw) + 1
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw.decode("utf-8"))
-            if not isinstance(rec, dict):
-                raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
-        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            torn = number == len(lines) and not data.endswith(b"\n")
-            if repair_tail and torn:
-                log.warning("%s: dropping a torn last line (%s); it will be rerun", path, exc)
-                os.truncate(path, start)
-                break
-            raise ResultsError(f"{path}: corrupt line {number}: {exc}") from exc
-        out.append(rec)
-    else:
-        if repair_tail and data and not data.endswith(b"\n"):
-            # A complete last record without its newline: the next append would glue onto it.
-            with path.open("ab") as fh:
-                fh.write(b"\n")
-    return out
-
-
-def cut_torn_tail(path: Path) -> None:
-    """End an append-only JSON-lines file on a whole line before appending to it.
-
-    A last line without its newline is a write torn by a crash unless it parses (then only the
-    newline is missing and is added); a torn one is cut, in place. Nothing else is read, so a
-    log that is only appended to (the errors file) never blocks a run.
-    """
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    data = path.read_bytes()
-    if data.endswith(b"\n"):
-        return
-    start = data.rfind(b"\n") + 1
-    try:
-        whole = isinstance(json.loads(data[start:].decode("utf-8")), dict)
-    except ValueError:
-        whole = False
-    if whole:
-        with path.open("ab") as fh:
-            fh.write(b"\n")
-    else:
-        log.warning("%s: dropping a torn last line", path)
-        os.truncate(path, start)
 
 
 # -------------------------------------------------------------------------------- manifest
@@ -188,8 +129,9 @@ def update_manifest(
     """Create or update ``manifest.json``; a study must stay on one slice and task.
 
     Mixing slices in one study would pair unrelated questions in the tables, so a mismatch
-    is an error. A different answering model is allowed (a model comparison is a study) but
-    recorded per method and logged.
+    is an error. Another method may have another answering model (a model comparison is a
+    study; recorded per method and logged), but a method's entry is never rewritten for
+    another model while its records exist: :class:`StudyMismatchError`.
     """
     path = directory / MANIFEST
     manifest: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
@@ -232,6 +174,14 @@ def update_manifest(
         "methods": manifest.get("methods", {}),
     }
     previous = manifest["methods"].get(method, {})
+    held = previous.get("model_identity")
+    records = directory / f"{safe_name(method)}.jsonl"
+    if held not in (None, llm.model_identity) and read_jsonl(records):
+        # Another model's records stay described by their own entry (runner.choose_study).
+        raise StudyMismatchError(
+            f"{path}: {method} was answered by {short_identity(held)}, not "
+            f"{short_identity(llm.model_identity)}; use another --study"
+        )
     manifest["methods"][method] = {
         **previous,
         "file": f"{safe_name(method)}.jsonl",
@@ -247,6 +197,100 @@ def update_manifest(
     }
     directory.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(path, manifest)
+
+
+# ------------------------------------------------------------------------------- identities
+Identity = tuple[str | None, str | None]  # (model_identity, config_hash); None: unknown
+
+
+def _manifest_of(directory: Path) -> dict[str, Any]:
+    path = Path(directory) / MANIFEST
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _identities(
+    records: Iterable[dict[str, Any]], manifest: dict[str, Any], method: str
+) -> Counter[Identity]:
+    """(model identity, config hash) → records of ``method``; a record without the fields
+    (written before they existed) takes what the manifest's entry for the method names."""
+    entry = manifest.get("methods", {}).get(method, {})
+    model = _text(entry.get("model_identity", manifest.get("model_identity")))
+    config = _text(entry.get("config_hash"))
+    return Counter(
+        (_text(r.get("model_identity")) or model, _text(r.get("config_hash")) or config)
+        for r in records
+    )
+
+
+def _text(value: Any) -> str | None:
+    """A non-empty string, else None (a frame's missing value is NaN, not None)."""
+    return value if isinstance(value, str) and value else None
+
+
+def method_identities(directory: Path, method: str) -> Counter[Identity]:
+    """The identities of ``method``'s records in the study folder ``directory`` (a torn last
+    line is cut first, as the run that asks is about to)."""
+    records = read_jsonl(Path(directory) / f"{safe_name(method)}.jsonl", repair_tail=True)
+    return _identities(records, _manifest_of(directory), method)
+
+
+def identity_conflict(directory: Path, method: str, identity: RunIdentity) -> str | None:
+    """Why a run with ``identity`` may not append to ``method``'s records in ``directory``
+    (one line), or None when every record it holds has the same model and configuration.
+    An unknown configuration hash (records from before hashes) is no conflict."""
+    for model, config in method_identities(directory, method):
+        if model not in (None, identity.model_identity):
+            return (
+                f"{Path(directory) / MANIFEST}: {method} was answered by "
+                f"{short_identity(model)}, not {short_identity(identity.model_identity)}"
+            )
+        if config not in (None, identity.config_hash):
+            return (
+                f"{Path(directory) / MANIFEST}: {method} ran with configuration {config}, "
+                f"not {identity.config_hash} (its settings changed)"
+            )
+    return None  # fmt: skip
+
+
+def study_models(directory: Path) -> set[str]:
+    """The short model labels a study's manifest names (its methods' and its own)."""
+    manifest = _manifest_of(directory)
+    labels = {str(e["model"]) for e in manifest.get("methods", {}).values() if e.get("model")}
+    return labels | ({str(manifest["model"])} if manifest.get("model") else set())
+
+
+def identity_mix(data: pd.DataFrame | str | Path, settings: Settings | None = None) -> list[str]:
+    """One warning line per method whose records name more than one model identity or more
+    than one configuration hash; [] for a study that is consistent per method.
+
+    ``data`` is a study name, a study folder, or a results frame (from :func:`load_results`,
+    whose ``attrs["study_dir"]`` lets records without the fields take the manifest's identity).
+    """
+    if isinstance(data, pd.DataFrame):
+        directory = data.attrs.get("study_dir")
+        manifest = _manifest_of(Path(directory)) if directory else {}
+        if data.empty or "method" not in data:
+            return []
+        groups = {m: g.to_dict("records") for m, g in data.groupby("method", sort=False)}
+    else:
+        folder = Path(data) if Path(data).is_dir() else study_dir(str(data), settings)
+        manifest = _manifest_of(folder)
+        groups = {}
+        for path in record_files(folder):
+            for rec in read_jsonl(path):
+                groups.setdefault(str(rec.get("method", path.stem)), []).append(rec)
+    warnings = []
+    for method, records in groups.items():
+        counts = _identities(records, manifest, method)
+        for position, what in ((0, "models"), (1, "configurations")):
+            seen: Counter[str] = Counter()
+            for key, count in counts.items():
+                if key[position] is not None:
+                    seen[key[position]] += count
+            if len(seen) > 1:
+                parts = ", ".join(f"{short_identity(k, 60)} ({c})" for k, c in seen.items())
+                warnings.append(f"{method}: records of {len(seen)} {what}: {parts}")
+    return warnings
 
 
 # ------------------------------------------------------------------------------- read back
@@ -277,7 +321,9 @@ def load_results(
         if missing:
             raise FileNotFoundError(f"no results file(s): {', '.join(missing)}")
     records = [rec for path in paths for rec in read_jsonl(path)]
-    return with_recalls(results_frame(records), directory)  # old records: recalls recomputed
+    frame = with_recalls(results_frame(records), directory)  # old records: recalls recomputed
+    frame.attrs["study_dir"] = str(directory)  # identity_mix reads the manifest's identities
+    return frame
 
 
 def latest_study(settings: Settings | None = None) -> str:

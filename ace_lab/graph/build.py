@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.data import Chunk, Slice, chunk_passages, load_dataset, make_slice
+from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.llm.replay import replaying
@@ -68,7 +68,7 @@ def run_dir(settings: Settings, slice_id: str, family: str, model: str) -> Path:
 def slice_chunks(
     dataset: str, n: int, seed: int = 0, max_tokens: int = 600, overlap: int = 100
 ) -> tuple[Slice, list[Chunk]]:
-    sl = make_slice(load_dataset(dataset), n, seed=seed)
+    sl = load_slice(dataset, n, seed=seed)
     return sl, chunk_passages(sl.passages, max_tokens=max_tokens, overlap=overlap)
 
 
@@ -91,6 +91,8 @@ def build_graph(
     out = run_dir(settings, sl.slice_id, family, model_label(llm.model))
     out.mkdir(parents=True, exist_ok=True)
     command = f"ace-lab build --dataset {dataset} --n {n} --family {family} --seed {seed}"
+    if sl.setting == CORPUS:  # a user corpus is built whole: no slice size or seed
+        command = f"ace-lab build --dataset {dataset} --family {family}"
     if settings.llm.is_local:
         command += f" --model {settings.llm.tier}"
     meta = {
@@ -143,10 +145,11 @@ def load_graph(
 ) -> tuple[GraphTables, Path]:
     """A finished build's tables and run dir (no LLM call); a clear error if it is missing."""
     settings = settings or load_settings()
-    sl = make_slice(load_dataset(dataset), n, seed=seed)
+    sl = load_slice(dataset, n, seed=seed)
     out = run_dir(settings, sl.slice_id, family, model_label(model))
     if not (out / "tables" / "nodes.parquet").is_file():
-        hint = f"ace-lab build --dataset {dataset} --n {n} --family {family} --model {model}"
+        size = "" if sl.setting == CORPUS else f" --n {n}"
+        hint = f"ace-lab build --dataset {dataset}{size} --family {family} --model {model}"
         raise FileNotFoundError(f"no {family} graph at {out}; build it with: {shlex.quote(hint)}")
     return GraphTables.load(out / "tables"), out
 

@@ -1,8 +1,12 @@
-"""Saving matplotlib figures reproducibly, and the data-set overview plots (notebook 00).
+"""Saving matplotlib figures reproducibly, the data-set overview plots (notebook 00) and the
+per-stage cost plot (notebook 03).
 
 ``save_figure`` is the one place a figure is written: PNG and PDF by default, with no creation
-date or software version in their metadata and a fixed SVG hash salt, so saving an unchanged
-figure again gives the same bytes and rerunning the notebooks leaves git clean.
+date or software version in their metadata (``SOURCE_DATE_EPOCH`` included) and a fixed SVG
+hash salt, so saving an unchanged figure again, in any process, gives the same bytes and
+rerunning the notebooks leaves git clean. The pixels and font subsets themselves come from the
+locked matplotlib, Pillow and matplotlib's bundled DejaVu fonts. A committed figure plots only
+what every machine computes alike: counts and tokens, never measured seconds.
 """
 
 from __future__ import annotations
@@ -76,5 +80,26 @@ def plot_length_distributions(
     ax.set_xscale("log")
     ax.set_xlabel(f"length ({unit}, log scale)")
     ax.set_title(title or "Passage / document length per data set")
+    fig.tight_layout()
+    return fig
+
+
+def plot_stage_costs(costs: pd.DataFrame, title: str = "cost per step") -> plt.Figure:
+    """Two bar charts per trace step: LLM calls, and cold-cache input/output tokens.
+
+    ``costs`` has ``step``, ``llm_calls``, ``input_tokens`` and ``output_tokens`` columns
+    (:func:`ace_lab.widgets.cost_frame`). Seconds are left out on purpose: they are this
+    machine's, and the figure is committed.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 0.32 * max(len(costs), 3)))
+    costs.plot.barh(x="step", y="llm_calls", ax=axes[0], legend=False, color="#1f77b4")
+    axes[0].set_xlabel("LLM calls")
+    axes[0].xaxis.get_major_locator().set_params(integer=True)
+    costs.plot.barh(x="step", y=["input_tokens", "output_tokens"], stacked=True, ax=axes[1])
+    axes[1].set_xlabel("tokens (cold-cache)")
+    axes[1].set_ylabel("")
+    for ax in axes:
+        ax.invert_yaxis()
+    fig.suptitle(title)
     fig.tight_layout()
     return fig

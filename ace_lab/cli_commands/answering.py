@@ -1,0 +1,209 @@
+"""``ace-lab build``, ``ask`` and ``run``: the commands that call the LLM.
+
+Each validates everything it can first — names, the slice and its size, the tier, the
+endpoint — so a mistake costs a second, not a server start or a retry per question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ace_lab.cli_commands.checks import (
+    check_dataset,
+    check_endpoint,
+    check_method,
+    check_methods,
+    settings_for,
+)
+from ace_lab.cli_commands.errors import RunFailed, UsageError
+
+if TYPE_CHECKING:
+    from ace_lab.config import Settings
+    from ace_lab.data import Question
+
+
+def is_user_corpus(name: str) -> bool:
+    """Whether ``name`` is a registered user corpus (built whole, so ``--n`` is not needed)."""
+    from ace_lab.data import CORPUS
+    from ace_lab.data.registry import get_spec
+
+    return get_spec(name).setting == CORPUS
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from ace_lab.ask import slice_of
+
+    check_dataset(args.dataset)
+    settings = settings_for(args.model)
+    if args.n is None and not is_user_corpus(args.dataset):
+        raise UsageError(f"--n is required for the benchmark set {args.dataset}")
+    args.n = slice_of(args.dataset, args.n, args.seed, settings.data_dir).n
+    if args.estimate:
+        from ace_lab.eval.estimate import estimate_build, estimate_text
+
+        table = estimate_build(args.family, args.dataset, args.n, seed=args.seed, settings=settings)
+        print(estimate_text(table))
+        return 0
+    from ace_lab.graph.build import build_graph, cost_frame
+
+    check_endpoint(settings)
+    for family in args.family:
+        tables, out = build_graph(
+            args.dataset, args.n, family, seed=args.seed, settings=settings,
+            with_index=not args.no_index,
+        )  # fmt: skip
+        print(f"{family}: {out}")
+        print(tables.stats().to_string())
+        print(cost_frame(tables).to_string(index=False))
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from ace_lab.ask import ask, cost_line, format_trace, pick_question
+
+    check_method(args.method)
+    check_dataset(args.dataset)
+    if args.text is not None and args.question_id is not None:
+        raise UsageError("give --question-id or a free-text question, not both")
+    if args.text is not None and not args.text.strip():
+        raise UsageError("the free-text question is empty")
+    settings = settings_for(args.model)
+    pick_question(args.dataset, args.n, args.question_id, args.text, args.seed, settings.data_dir)
+    check_endpoint(settings)
+    asked = ask(
+        args.method, args.dataset, args.n, args.question_id, text=args.text, seed=args.seed,
+        graph_model=args.graph_model, settings=settings, task=args.task,
+    )  # fmt: skip
+    answer, question = asked.answer, asked.question
+    if args.trace:
+        print(format_trace(answer.trace))
+        print("== context\n" + answer.context.render())
+        print("== raw generation\n" + str(answer.meta.get("raw", "")))
+    print(f"question: {question.question}  [{question.id}]")
+    print(f"gold:     {' | '.join(question.answers) if question.answers else '(none)'}")
+    print(f"answer:   {answer.text}")
+    if "policy" in answer.meta:
+        topology = answer.meta.get("topology")
+        print(
+            f"policy:   {answer.meta['policy']['label']}"
+            + (f" (router: {topology})" if topology else "")
+        )
+    print(f"cost:     {cost_line(answer)}")
+    return 0
+
+
+def file_questions(path: Path, dataset: str) -> tuple[list[Question], str]:
+    """The questions of a user's questions file (JSON, JSONL or CSV, read by
+    :func:`ace_lab.data.user_questions.read_questions`) and the answer task their gold answers
+    imply; skipped records are listed, a file without a question is a ``DataError``."""
+    from ace_lab.data import DataError, Question
+    from ace_lab.data.user_questions import answer_style, read_questions
+
+    if not path.is_file():
+        raise UsageError(f"questions file {path} does not exist")
+    records, skipped = read_questions(path)
+    for where, reason in skipped:
+        print(f"skipped {where}: {reason}")
+    if not records:
+        raise DataError(f"{path}: no usable question ({len(skipped)} skipped)")
+    questions = [
+        Question(r["id"], r["question"], r["answer"], tuple(r["answer_aliases"]), (), r["type"],
+                 dataset)
+        for r in records
+    ]  # fmt: skip
+    return questions, answer_style(records)[0]
+
+
+def _all_failed(failed: dict[str, tuple[int, str]]) -> RunFailed:
+    counts = ", ".join(f"{method}: {n}" for method, (n, _) in failed.items())
+    first = next((line for _, line in failed.values() if line), "")
+    total = sum(n for n, _ in failed.values())
+    return RunFailed(
+        f"all {total} question(s) failed ({counts}); nothing was written; first error: {first}"
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ace_lab.ask import slice_of
+
+    check_methods(args.methods)
+    check_dataset(args.dataset)
+    if args.questions and args.estimate:
+        raise UsageError("--estimate counts the slice's questions; drop --questions")
+    settings = settings_for(args.model)
+    sl = slice_of(args.dataset, args.n, args.seed, settings.data_dir)
+    questions = None
+    if args.questions:
+        questions, task = file_questions(Path(args.questions), args.dataset)
+        args.task = args.task or task
+    if args.estimate:
+        from ace_lab.eval.estimate import estimate_study, estimate_text
+
+        table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
+                               study=args.study, limit=args.limit, stratified=args.stratified,
+                               settings=settings)  # fmt: skip
+        print(estimate_text(table))
+        return 0
+    check_endpoint(settings)
+    study = args.study
+    if questions is not None and study is None:
+        study = f"{sl.slice_id}-{Path(args.questions).stem}"  # never mixed with the slice's
+    return _run_methods(args, settings, study, questions)
+
+
+def _run_methods(
+    args: argparse.Namespace,
+    settings: Settings,
+    study: str | None,
+    questions: list[Question] | None,
+) -> int:
+    """Each method over the questions; a method whose every question failed wrote nothing."""
+    import pandas as pd
+
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.runner import run
+    from ace_lab.eval.tables import main_table
+    from ace_lab.llm import get_llm
+    from ace_lab.registry import graph_family
+    from ace_lab.retrieval import RetrievalGraph
+
+    llm = get_llm(settings)
+    graphs: dict[str, RetrievalGraph] = {}  # one load per graph family, shared by methods
+    frames, errors = [], 0
+    failed: dict[str, tuple[int, str]] = {}
+    for method in args.methods:
+        family = graph_family(method)
+        if family not in graphs:
+            graphs[family] = RetrievalGraph.load(
+                args.dataset, args.n, family, model=args.graph_model, seed=args.seed,
+                settings=settings,
+            )  # fmt: skip
+        frame = run(
+            method, args.dataset, args.n, seed=args.seed, study=study, settings=settings,
+            llm=llm, graph=graphs[family], graph_model=args.graph_model,
+            concurrency=args.concurrency, limit=args.limit, task=args.task,
+            stratified=args.stratified, questions=questions,
+        )  # fmt: skip
+        errors += frame.attrs.get("errors", 0)
+        if "first_error" in frame.attrs:  # every question of this run failed: none written
+            failed[method] = (frame.attrs["errors"], frame.attrs["first_error"])
+            if args.debug and frame.attrs.get("first_traceback"):
+                print(frame.attrs["first_traceback"], file=sys.stderr)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    if table.empty:
+        if failed:
+            raise _all_failed(failed)
+        print("no questions to answer")
+        return 0
+    table = main_table(table)
+    columns = ["method", "n", "EM [95% CI]", "F1 [95% CI]", "input_tokens", "wall_s"]
+    print(to_markdown(table[columns]))
+    for method, (n, first) in failed.items():
+        print(f"{method}: all {n} question(s) of this run failed, none written; first: {first}")
+    if errors:
+        print(f"{errors} question(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0

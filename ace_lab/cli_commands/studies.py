@@ -1,0 +1,120 @@
+"""``ace-lab report``, ``judge``, ``semantic``, ``grb-score`` and ``methods``: reading and
+scoring stored studies, and the method registry."""
+
+from __future__ import annotations
+
+import argparse
+
+from ace_lab.cli_commands.checks import check_method, settings_for
+from ace_lab.config import load_settings
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import export_table, to_markdown
+    from ace_lab.eval.study import latest_study, load_results, rescore, study_dir
+    from ace_lab.eval.tables import COST_COLUMNS, cost_table, main_table, paired_tests
+
+    settings = load_settings()
+    study = args.study or latest_study(settings)
+    if args.rescore:
+        print("re-extracted answers changed:", rescore(study, settings))
+    df = load_results(study, settings)
+    main = main_table(df)
+    tables = {"main_table": main, "cost_table": cost_table(df, reference=args.baseline)}
+    if args.baseline in set(df["method"]) and df["method"].nunique() > 1:
+        tables["paired_tests"] = paired_tests(df, args.baseline)
+    print(f"# {study}: {df['method'].nunique()} methods, {df['id'].nunique()} questions\n")
+    shown = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *COST_COLUMNS]
+    print("## Accuracy\n\n" + to_markdown(main[[c for c in shown if c in main]]) + "\n")
+    print(f"## Cost per query (input ratio vs {args.baseline})\n")
+    print(to_markdown(tables["cost_table"]))
+    if note := tables["cost_table"].attrs.get("note"):
+        print(f"\nnote: {note}")
+    if "paired_tests" in tables:
+        paired = tables["paired_tests"]
+        columns = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation"]
+        print(f"\n## F1 vs {args.baseline} (paired)\n\n" + to_markdown(paired[columns]))
+    if args.export:
+        for name, table in tables.items():
+            paths = export_table(table, name, study_dir(study, settings))
+            print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.judging import judge_study, preference_table
+
+    settings = settings_for(args.model)
+    # The LLM is created (and a local server started) only if a question is left to judge.
+    frame = judge_study(args.study, args.a, args.b, settings=settings, limit=args.limit)
+    errors = frame.attrs.get("errors", 0)
+    print(f"# {args.study}: {args.a} vs {args.b}, {len(frame)} questions judged\n")
+    table = preference_table(args.study, [(args.a, args.b)], settings)
+    columns = ["criterion", "n", "wins_a", "wins_b", "ties", "fallbacks", "win_rate_a", "note"]
+    print(to_markdown(table[columns]))
+    if errors:
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
+def cmd_semantic(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.semantic import load_semantic, semantic_report, semantic_study
+    from ace_lab.eval.study import load_results
+
+    settings = settings_for(args.model)
+    new = semantic_study(args.study, args.methods, settings=settings)
+    df = load_results(args.study, settings)
+    methods = args.methods or list(dict.fromkeys(df["method"]))
+    print(f"# {args.study}: {len(new)} answers judged now\n")
+    print(to_markdown(semantic_report(df, load_semantic(args.study, settings), methods)))
+    if errors := new.attrs.get("errors", 0):
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
+def cmd_grb_score(args: argparse.Namespace) -> int:
+    from ace_lab.eval.export import to_markdown
+    from ace_lab.eval.graphragbench import IMPLEMENTED
+    from ace_lab.eval.graphragbench_store import grb_table, grb_wide, load_scores, score_study
+    from ace_lab.eval.study import load_results
+
+    settings = settings_for(args.model)
+    new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)
+    df = load_results(args.study, settings)
+    methods = args.methods or list(dict.fromkeys(df["method"]))
+    judge = {k: new.attrs.get(k) for k in ("judge_identity", "embed_model")}
+    table = grb_table(df, load_scores(args.study, settings), methods, **judge)
+    print(f"# {args.study}: {len(new)} answers scored now (GraphRAG-Bench metrics)")
+    if table.empty:
+        print("no scores of these methods' current answers")
+    for metric in IMPLEMENTED:
+        wide = grb_wide(table, metric)
+        if not wide.empty:
+            print(f"\n## {metric} (mean [95% CI]; Overall weighted by query count)\n")
+            print(to_markdown(wide))
+    if errors := new.attrs.get("errors", 0):
+        print(f"{errors} judge call(s) failed; rerun the same command to retry them")
+    return 1 if errors else 0
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ace_lab.registry import describe_method, method_table, spec
+
+    with pd.option_context("display.width", 200, "display.max_colwidth", 90):
+        if args.name is None:
+            print(method_table().to_string(index=False))
+            print(
+                "\nalso: ace-fixed:<policy label>, <ace method>@graphrag, "
+                "arcrag:r<retries>p<passes>[@openie], mosaic-budget-matched:<budget>x<depth>, "
+                "<mosaic method>@openie"
+            )
+            print("every setting of one method: ace-lab methods NAME")
+            return 0
+        method = spec(check_method(args.name))
+        print(f"{method.name} ({method.family} graph): {method.description}\n")
+        print(describe_method(args.name).to_string(index=False))
+    return 0

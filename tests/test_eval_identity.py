@@ -1,0 +1,48 @@
+"""ace_lab.eval.identity: the configuration hash is stable across processes and tells
+configurations apart; a run's identity is what its records carry."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ace_lab.eval.identity import RunIdentity, config_hash, identity_digest, method_configuration
+from ace_lab.llm import LLM
+from tests.conftest import ScriptedClient, ace_reply
+
+METHODS = ("naive", "ace-adaptive", "ace-fixed:gap+depth", "mosaic", "arcrag:r1p1@openie")
+
+
+def test_the_hash_is_the_same_in_another_process():
+    here = [config_hash(m) for m in METHODS]
+    code = (
+        "from ace_lab.eval.identity import config_hash; "
+        f"print(' '.join(config_hash(m) for m in {METHODS!r}))"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+    ).stdout.split()  # fmt: skip
+    assert there == here
+    assert all(len(h) == 16 for h in here)
+
+
+def test_other_configurations_hash_differently():
+    hashes = {m: config_hash(m) for m in (*METHODS, "ace-full", "arcrag:r3p3@openie")}
+    assert len(set(hashes.values())) == len(hashes)
+    described = method_configuration("ace-adaptive")
+    assert described["method"] == "ace-adaptive" and described["family"] == "hierarchical"
+    ace = described["configs"][0]
+    assert ace["type"] == "AceConfig" and ace["fields"]["mode"] == "adaptive"
+    assert isinstance(ace["fields"]["adapt"], dict)  # nested configurations are described too
+
+
+def test_a_run_identity_names_the_model_and_configuration(settings):
+    llm = LLM(settings, client=ScriptedClient(ace_reply), model_identity="other-model")
+    identity = RunIdentity.of(llm, "naive")
+    assert identity.fields() == {
+        "model_identity": "other-model",
+        "config_hash": config_hash("naive"),
+    }
+    assert identity.model == llm.model
+    assert identity_digest("a") != identity_digest("b") and len(identity_digest("a")) == 8
