@@ -7,6 +7,7 @@ person types, about a benchmark slice or a user corpus, answered without a gold 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,45 @@ def ask(
     )
     runner = make_method(method, graph, llm or get_llm(settings))
     return Asked(question, runner.answer(question.question, task or default_task(dataset)))
+
+
+def ask_table(
+    methods: list[str],
+    dataset: str,
+    texts: list[str],
+    *,
+    n: int | None = None,
+    graph_model: str = "qwen1.5b",
+    settings: Settings | None = None,
+    llm: LLM | None = None,
+) -> Any:
+    """Every method's answer to every free-text question (a pandas frame): the gold answer where
+    the data set has a question with the same text, the cost, and ``elapsed_s``, the seconds
+    since the call began when each answer was ready (the first one is the time to first answer)."""
+    import pandas as pd
+
+    settings = settings or load_settings()
+    llm = llm or get_llm(settings)
+    gold = {q.question: " | ".join(q.answers) for q in slice_of(dataset, n).questions}
+    graphs: dict[str, RetrievalGraph] = {}
+    rows, start = [], time.perf_counter()
+    for text in texts:
+        for method in methods:
+            family = graph_family(method)
+            if family not in graphs:
+                graphs[family] = RetrievalGraph.load(
+                    dataset, n, family, model=graph_model, settings=settings
+                )
+            answer = make_method(method, graphs[family], llm).answer(text, default_task(dataset))
+            cost = answer.trace.summary()
+            rows.append({
+                "question": text, "method": method, "answer": answer.text,
+                "gold": gold.get(text, ""), "input_tokens": cost["response_prompt_tokens"],
+                "output_tokens": cost["response_completion_tokens"],
+                "model_calls": cost["model_calls"],
+                "elapsed_s": round(time.perf_counter() - start, 1),
+            })  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 @dataclass

@@ -246,6 +246,11 @@ class EmbedSettings:
     __repr__ = _safe_repr
 
 
+def default_graphs_dir() -> Path:
+    """The repository's ``data/graphs``: the committed graphs of the benchmark slices."""
+    return (REPO_ROOT or Path.cwd()) / "data" / "graphs"
+
+
 @dataclass(frozen=True, repr=False)
 class Settings:
     data_dir: Path | None = None  # None: resolved by ace_lab.data.resolve_data_dir()
@@ -253,7 +258,7 @@ class Settings:
     model_dir: Path = field(default_factory=_default_model_dir)
     results_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "results")
     figures_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "figures")
-    graphs_dir: Path = field(default_factory=lambda: (REPO_ROOT or Path.cwd()) / "data" / "graphs")
+    graphs_dir: Path = field(default_factory=lambda: default_graphs_dir())
     llm: LLMSettings = field(default_factory=LLMSettings)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
 

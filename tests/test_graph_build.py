@@ -127,3 +127,22 @@ def test_cost_frame_has_one_row_per_stage_for_every_meta_shape():
     assert list(frame(stage)["stage"]) == ["x"]
     mixed = {"schema": {"stage": "s"}, "extract": {"stage": "e"}, "calls_per_chunk": 1.4}
     assert list(frame(mixed)["stage"]) == ["s", "e"]
+
+
+def test_a_user_corpus_keeps_its_graphs_in_its_own_folder(tmp_path, monkeypatch):
+    from dataclasses import replace as replace_settings
+
+    from ace_lab.config import Settings, default_graphs_dir
+    from ace_lab.data import add_corpus
+    from ace_lab.graph.build import graphs_root
+
+    monkeypatch.setenv("ACE_LAB_USER_DATA", str(tmp_path / "user"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Alpha\nAlpha founded the Beta works in 1901.\n")
+    add_corpus("mine", docs, progress=False)
+    default = Settings()
+    assert graphs_root(default, "mine") == tmp_path / "user" / "corpora" / "mine" / "graphs"
+    assert graphs_root(default, "toy") == default_graphs_dir()
+    chosen = replace_settings(default, graphs_dir=tmp_path / "g")
+    assert graphs_root(chosen, "mine") == tmp_path / "g"

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ace_lab.data.jsonfile import encodable
+
 #: Files larger than this are skipped unread (``add_corpus(max_bytes=...)`` changes it).
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -338,14 +340,6 @@ def _record_problem(rec: Any) -> str | None:
     if title is not None and not isinstance(title, str):
         return "field 'title' must be a string"
     for value in (text, title, given):
-        if isinstance(value, str) and not _encodable(value):
+        if isinstance(value, str) and not encodable(value):
             return "not valid Unicode (a lone surrogate escape)"
     return None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -153,12 +153,12 @@ def _problem(value: Any, depth_left: int, surrogates: bool) -> str | None:
 
 
 def _bad_string(value: Any) -> str | None:
-    if isinstance(value, str) and not _encodable(value):
+    if isinstance(value, str) and not encodable(value):
         return f"a lone surrogate in {_safe(value[:60])}: not valid Unicode text"
     return None
 
 
-def _encodable(text: str) -> bool:
+def encodable(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -26,8 +26,9 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import Settings, default_graphs_dir, load_settings
 from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
+from ace_lab.data.userdir import corpus_folder
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.llm.replay import replaying
@@ -62,7 +63,18 @@ def settings_model(settings: Settings) -> str:
 
 
 def run_dir(settings: Settings, slice_id: str, family: str, model: str) -> Path:
-    return Path(settings.graphs_dir) / slice_id / family / model
+    return graphs_root(settings, slice_id) / slice_id / family / model
+
+
+def graphs_root(settings: Settings, slice_id: str) -> Path:
+    """Where the graphs of ``slice_id`` live: ``settings.graphs_dir``, except that a registered
+    user corpus keeps its graphs in its own folder (``<corpus>/graphs``) while ``graphs_dir`` is
+    the repository default, so indexing your documents never writes into the repository."""
+    if Path(settings.graphs_dir) == default_graphs_dir():
+        folder = corpus_folder(slice_id)
+        if folder is not None:
+            return folder / "graphs"
+    return Path(settings.graphs_dir)
 
 
 def slice_chunks(
