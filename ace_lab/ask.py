@@ -75,8 +75,12 @@ def pick_question(
     is the slice's)."""
     if text is not None and question_id is not None:
         raise ValueError("give a question id or a free-text question, not both")
-    found = find_question(dataset, n, question_id, seed, data_dir)
-    return text_question(text, dataset) if text is not None else found
+    if text is None:
+        return find_question(dataset, n, question_id, seed, data_dir)
+    asked = text_question(text, dataset)
+    # The same text as one of the slice's questions is that question, so its gold answer shows.
+    questions = slice_of(dataset, n, seed, data_dir).questions
+    return next((q for q in questions if q.question == asked.question), asked)
 
 
 def ask(

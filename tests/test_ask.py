@@ -35,3 +35,12 @@ def test_pick_question_checks_the_slice_and_refuses_both():
         pick_question("toy", 8, "toy-q1", "Who?")
     with pytest.raises(DataError, match="n=9 is more than its 8 questions"):
         pick_question("toy", 9, text="Who?")  # the graph is the slice's: n still matters
+
+
+def test_free_text_equal_to_a_slice_question_is_that_question_with_its_gold():
+    from ace_lab.data import load_slice
+
+    first = load_slice("toy", 8).questions[0]
+    picked = pick_question("toy", 8, text=f"  {first.question} ")
+    assert picked.id == first.id and picked.answers == first.answers
+    assert pick_question("toy", 8, text="Who built it?").answer is None
