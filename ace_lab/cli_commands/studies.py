@@ -4,6 +4,7 @@ scoring stored studies, and the method registry."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ace_lab.cli_commands.checks import check_method, settings_for
 from ace_lab.config import load_settings
@@ -11,7 +12,7 @@ from ace_lab.config import load_settings
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ace_lab.eval.export import export_table, to_markdown
-    from ace_lab.eval.study import latest_study, load_results, rescore, study_dir
+    from ace_lab.eval.study import identity_mix, latest_study, load_results, rescore, study_dir
     from ace_lab.eval.tables import COST_COLUMNS, cost_table, main_table, paired_tests
 
     settings = load_settings()
@@ -24,6 +25,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.baseline in set(df["method"]) and df["method"].nunique() > 1:
         tables["paired_tests"] = paired_tests(df, args.baseline)
     print(f"# {study}: {df['method'].nunique()} methods, {df['id'].nunique()} questions\n")
+    for warning in identity_mix(df, settings):  # a method answered by more than one model
+        print(f"warning: {warning}", file=sys.stderr)
     shown = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *COST_COLUMNS]
     print("## Accuracy\n\n" + to_markdown(main[[c for c in shown if c in main]]) + "\n")
     print(f"## Cost per query (input ratio vs {args.baseline})\n")
