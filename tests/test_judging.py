@@ -158,7 +158,7 @@ def test_judge_subcommand_arguments():
         5,
         None,
     )
-    assert args.func.__name__ == "_cmd_judge"
+    assert args.handler == "studies:cmd_judge"
 
 
 def test_same_method_is_rejected(study):

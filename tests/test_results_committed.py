@@ -198,7 +198,7 @@ def notebook_04_pooled() -> Tables:
 
 @cache
 def cli_report(study: str) -> Tables:
-    """``ace-lab report --study <study> --export`` (ace_lab.cli._cmd_report, default
+    """``ace-lab report --study <study> --export`` (ace_lab.cli_commands.studies.cmd_report, default
     ``--baseline hirag``): ``main_table``, ``cost_table`` and ``paired_tests``."""
     baseline = "hirag"
     df = load_results(study, SETTINGS)
