@@ -25,3 +25,19 @@ def test_overview_of_a_fake_data_dir(tmp_path: Path) -> None:
     rest = overview[overview["present"] != "full set"]
     assert set(rest["present"]) == {"committed slices"}
     assert "2wikimultihopqa_hipporag1000" in set(rest["name"])
+
+
+def test_an_unreadable_corpus_is_a_row_saying_why_not_a_failure(tmp_path, monkeypatch):
+    from ace_lab.data import add_corpus, dataset_overview
+
+    monkeypatch.setenv("ACE_LAB_USER_DATA", str(tmp_path / "user"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Alpha founded the Beta works.\n")
+    add_corpus("broken", docs, progress=False)
+    add_corpus("fine", docs, progress=False)
+    (tmp_path / "user" / "corpora" / "broken" / "corpus.json").write_text('[{"id": ')
+    rows = dataset_overview().set_index("name")
+    assert rows.loc["broken", "present"].startswith("unreadable: ")
+    assert "corpus.json" in rows.loc["broken", "present"]
+    assert rows.loc["fine", "present"] == "user corpus"
