@@ -137,13 +137,18 @@ def ask_table(
                 )
             answer = make_method(method, graphs[family], llm).answer(text, default_task(dataset))
             cost = answer.trace.summary()
-            rows.append({
-                "question": text, "method": method, "answer": answer.text,
-                "gold": gold.get(text, ""), "input_tokens": cost["response_prompt_tokens"],
-                "output_tokens": cost["response_completion_tokens"],
-                "model_calls": cost["model_calls"],
-                "elapsed_s": round(time.perf_counter() - start, 1),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "question": text,
+                    "method": method,
+                    "answer": answer.text,
+                    "gold": gold.get(text, ""),
+                    "input_tokens": cost["response_prompt_tokens"],
+                    "output_tokens": cost["response_completion_tokens"],
+                    "model_calls": cost["model_calls"],
+                    "elapsed_s": round(time.perf_counter() - start, 1),
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -143,10 +143,11 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
         help="slice size the graph was built for (a user corpus: ignored)",
     )
     run.add_argument(
-        "--questions", metavar="FILE",
+        "--questions",
+        metavar="FILE",
         help="answer these questions (json/jsonl/csv: question, answer, answer_aliases) instead "
         "of the slice's; default study: <slice id>-<file stem>",
-    )  # fmt: skip
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--study", help="results/<study>/ folder (default: the slice id)")
     run.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
@@ -226,9 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     # Also accepted after the command; SUPPRESS keeps a missing one from resetting the global.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS,
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
         help="show the traceback of an error instead of one line",
-    )  # fmt: skip
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _llm_parsers(sub, common)
     _data_parsers(sub, common)
@@ -263,8 +266,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
             return exit_status(exc)
         traceback.print_exc()
-        print(f"{PROG}: internal error (a bug; please report it with the traceback above)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG}: internal error (a bug; please report it with the traceback above)",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
 

@@ -103,9 +103,10 @@ def output_dirs(name: str, namespace: Mapping[str, Any], *, complete: bool = Tru
     """
     defaults = notebook_defaults(name)
     changed = [
-        key for key, default in defaults.items()
+        key
+        for key, default in defaults.items()
         if key not in OUTPUT_PARAMETERS and key in namespace and not _same(namespace[key], default)
-    ]  # fmt: skip
+    ]
     export = namespace.get("export")
     if export is not None:
         exported, reason = bool(export), f"export={bool(export)}"

@@ -39,18 +39,26 @@ from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir, need_
 
 IDS = [f"{name}-n{n}-s{seed}" for name, n, seed in COMMITTED_SLICES]
 #: Smaller slices served from a committed one (per_question and shared sets nest).
-NESTED = [("hotpotqa_dev_sample200", 5), ("2wikimultihopqa_hipporag1000", 7),
-          ("musique_dev_sample292", 10)]  # fmt: skip
+NESTED = [
+    ("hotpotqa_dev_sample200", 5),
+    ("2wikimultihopqa_hipporag1000", 7),
+    ("musique_dev_sample292", 10),
+]
 
 
 def _everything(sl: Slice) -> tuple:
     """Every field of a slice, including what Passage/Question equality skips (meta, extra)."""
     return (
-        sl.slice_id, sl.dataset_name, sl.n, sl.seed, sl.setting, sl.variant,
+        sl.slice_id,
+        sl.dataset_name,
+        sl.n,
+        sl.seed,
+        sl.setting,
+        sl.variant,
         [(q, dict(q.extra)) for q in sl.questions],
         [(p, dict(p.meta)) for p in sl.passages],
         list(sl.question_passage_ids.items()),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture

@@ -58,9 +58,15 @@ def test_a_mixed_folder_becomes_a_data_set(user_dir: Path, tmp_path: Path) -> No
     assert report.folder == user_dir / "corpora" / "notes"
     stored = json.loads((report.folder / "corpus.json").read_text())
     assert {r["source"] for r in stored} == {
-        "alpha.md", "recs.csv#0", "recs.csv#1", "recs.json#0", "recs.jsonl#0", "recs.jsonl#1",
-        "sub/bio.pdf", "sub/page.html",
-    }  # fmt: skip
+        "alpha.md",
+        "recs.csv#0",
+        "recs.csv#1",
+        "recs.json#0",
+        "recs.jsonl#0",
+        "recs.jsonl#1",
+        "sub/bio.pdf",
+        "sub/page.html",
+    }
     spec = get_spec("notes")
     assert (spec.setting, spec.schema, dataset_dir(spec)) == (CORPUS, "user", report.folder)
     ds = load_dataset("notes")
@@ -242,8 +248,10 @@ def test_the_committed_toy_mixed_folder_is_what_the_generator_writes(tmp_path, u
         progress=False,
     )
     assert (len(report.added), report.skipped, report.questions) == (16, [], 3)
-    toy = {p["title"]: " ".join(p["text"].split()) for p in json.loads(
-        (TOY_MIXED.parent / "toy" / "corpus.json").read_text())}  # fmt: skip
+    toy = {
+        p["title"]: " ".join(p["text"].split())
+        for p in json.loads((TOY_MIXED.parent / "toy" / "corpus.json").read_text())
+    }
     for passage in load_dataset("toy_mixed").passages:
         body = " ".join(passage.text.split()).replace("–", "-")
         assert body.endswith(toy[passage.title].replace("–", "-")), passage.meta["source"]

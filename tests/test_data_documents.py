@@ -114,8 +114,9 @@ def test_malformed_records_are_skipped_alone_named_by_file_and_index(tmp_path: P
     assert "no 'text' field" in result.skipped[0][1]
     assert "lone surrogate" in result.skipped[3][1]
     result = read(tmp_path, "r.jsonl", '{"text": "ok"}\n{broken\n')
-    assert result.skipped == [("r.jsonl#1", "line 2: corrupt JSON: Expecting property name "
-                                            "enclosed in double quotes")]  # fmt: skip
+    assert result.skipped == [
+        ("r.jsonl#1", "line 2: corrupt JSON: Expecting property name enclosed in double quotes")
+    ]
     result = read(tmp_path, "r.csv", "title,text\nA,fine\nB,too,many\n")
     assert result.skipped == [("r.csv#1", "line 3: 3 fields, the header has 2")]
 

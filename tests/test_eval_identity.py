@@ -20,9 +20,12 @@ def test_the_hash_is_the_same_in_another_process():
         f"print(' '.join(config_hash(m) for m in {METHODS!r}))"
     )
     there = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "123", "PATH": ""},
-    ).stdout.split()  # fmt: skip
+    ).stdout.split()
     assert there == here
     assert all(len(h) == 16 for h in here)
 

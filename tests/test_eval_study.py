@@ -130,8 +130,17 @@ def test_a_resumed_run_keeps_the_methods_first_start(settings, tmp_path):
 
 # ---------------------------------------------------------------------------- identities
 def _run(settings, toy_graph, llm, limit=2, **kwargs):
-    return run("hirag", "toy", 8, settings=settings, llm=llm, graph=toy_graph, progress=False,
-               limit=limit, **kwargs)  # fmt: skip
+    return run(
+        "hirag",
+        "toy",
+        8,
+        settings=settings,
+        llm=llm,
+        graph=toy_graph,
+        progress=False,
+        limit=limit,
+        **kwargs,
+    )
 
 
 def test_another_model_starts_its_own_study_and_leaves_the_first_alone(settings, toy_graph):
@@ -168,8 +177,9 @@ def test_a_changed_configuration_is_another_identity(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     _run(settings, toy_graph, llm, study="cfg")
     path = results_path("cfg", "hirag", settings)
-    path.write_text("".join(json.dumps(r | {"config_hash": "0" * 16}) + "\n"
-                            for r in read_jsonl(path)))  # fmt: skip
+    path.write_text(
+        "".join(json.dumps(r | {"config_hash": "0" * 16}) + "\n" for r in read_jsonl(path))
+    )
     with pytest.raises(StudyMismatchError, match=r"configuration 0{16}"):
         _run(settings, toy_graph, llm, study="cfg")
     assert identity_mix("cfg", settings) == []  # one configuration, one model: consistent
@@ -180,8 +190,10 @@ def test_records_without_identities_take_the_manifests(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     _run(settings, toy_graph, llm)
     path = results_path("toy-n8-s0", "hirag", settings)
-    old = [{k: v for k, v in r.items() if k not in ("model_identity", "config_hash")}
-           for r in read_jsonl(path)]  # fmt: skip
+    old = [
+        {k: v for k, v in r.items() if k not in ("model_identity", "config_hash")}
+        for r in read_jsonl(path)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in old))
     assert _run(settings, toy_graph, llm, limit=3).attrs["study"] == "toy-n8-s0"  # same model
     other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="other")
@@ -193,8 +205,9 @@ def test_a_study_of_another_model_takes_none_of_its_methods(settings, toy_graph)
     _run(settings, toy_graph, LLM(settings, client=ScriptedClient(ace_reply)))
     other = LLM(settings, client=ScriptedClient(ace_reply), model_identity="http://h/v1#gpt")
     other.model = "gpt/x"
-    frame = run("naive", "toy", 8, settings=settings, llm=other, graph=toy_graph,
-                progress=False, limit=1)  # fmt: skip
+    frame = run(
+        "naive", "toy", 8, settings=settings, llm=other, graph=toy_graph, progress=False, limit=1
+    )
     assert frame.attrs["study"] == "toy-n8-s0--gpt_x"
     assert not results_path("toy-n8-s0", "naive", settings).exists()
 

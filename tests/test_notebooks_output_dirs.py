@@ -60,9 +60,15 @@ def test_papermill_values_equal_to_the_defaults_are_defaults(notebook):
 
 
 @pytest.mark.parametrize(
-    "change", [{"dataset": "musique"}, {"n": 8}, {"methods": ["naive"]}, {"rebuild": 1},
-               {"overrides": {"explorers": 1}}]
-)  # fmt: skip
+    "change",
+    [
+        {"dataset": "musique"},
+        {"n": 8},
+        {"methods": ["naive"]},
+        {"rebuild": 1},
+        {"overrides": {"explorers": 1}},
+    ],
+)
 def test_any_other_value_writes_under_executed(notebook, change):
     out = output_dirs("demo", {**notebook, **change})
     assert (out.figures_dir, out.tables_dir, out.exported) == (
@@ -103,9 +109,10 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 def test_every_notebook_decides_its_output_folders(path):
     assert notebook_defaults(path.stem).get("export", "missing") is None
     code = "\n".join(
-        "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        "".join(c["source"])
+        for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
         if c["cell_type"] == "code"
-    )  # fmt: skip
+    )
     assert re.search(rf'output_dirs\("{path.stem}", globals\(\)', code), path.name
     assert "figures_dir = outputs.figures_dir" in code
     if "tables_dir" in notebook_defaults(path.stem):

@@ -95,9 +95,14 @@ def test_two_processes_with_other_dates_and_hash_seeds_save_the_same_bytes(tmp_p
 
 def test_stage_costs_plot_calls_and_tokens_not_seconds():
     costs = pd.DataFrame(
-        {"step": ["retrieve", "generate"], "seconds": [0.5, 9.0], "llm_calls": [0, 1],
-         "input_tokens": [0, 120], "output_tokens": [0, 8]}
-    )  # fmt: skip
+        {
+            "step": ["retrieve", "generate"],
+            "seconds": [0.5, 9.0],
+            "llm_calls": [0, 1],
+            "input_tokens": [0, 120],
+            "output_tokens": [0, 8],
+        }
+    )
     fig = plot_stage_costs(costs, "naive: cost per step")
     assert [ax.get_xlabel() for ax in fig.axes] == ["LLM calls", "tokens (cold-cache)"]
     assert [p.get_width() for p in fig.axes[0].patches] == [0, 1]

@@ -52,9 +52,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     check_endpoint(settings)
     for family in args.family:
         tables, out = build_graph(
-            args.dataset, args.n, family, seed=args.seed, settings=settings,
+            args.dataset,
+            args.n,
+            family,
+            seed=args.seed,
+            settings=settings,
             with_index=not args.no_index,
-        )  # fmt: skip
+        )
         print(f"{family}: {out}")
         print(tables.stats().to_string())
         print(cost_frame(tables).to_string(index=False))
@@ -74,9 +78,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
     pick_question(args.dataset, args.n, args.question_id, args.text, args.seed, settings.data_dir)
     check_endpoint(settings)
     asked = ask(
-        args.method, args.dataset, args.n, args.question_id, text=args.text, seed=args.seed,
-        graph_model=args.graph_model, settings=settings, task=args.task,
-    )  # fmt: skip
+        args.method,
+        args.dataset,
+        args.n,
+        args.question_id,
+        text=args.text,
+        seed=args.seed,
+        graph_model=args.graph_model,
+        settings=settings,
+        task=args.task,
+    )
     answer, question = asked.answer, asked.question
     if args.trace:
         print(format_trace(answer.trace))
@@ -110,10 +121,11 @@ def file_questions(path: Path, dataset: str) -> tuple[list[Question], str]:
     if not records:
         raise DataError(f"{path}: no usable question ({len(skipped)} skipped)")
     questions = [
-        Question(r["id"], r["question"], r["answer"], tuple(r["answer_aliases"]), (), r["type"],
-                 dataset)
+        Question(
+            r["id"], r["question"], r["answer"], tuple(r["answer_aliases"]), (), r["type"], dataset
+        )
         for r in records
-    ]  # fmt: skip
+    ]
     return questions, answer_style(records)[0]
 
 
@@ -142,9 +154,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         from ace_lab.eval.estimate import estimate_study, estimate_text
 
-        table = estimate_study(args.methods, args.dataset, args.n, seed=args.seed,
-                               study=args.study, limit=args.limit, stratified=args.stratified,
-                               settings=settings)  # fmt: skip
+        table = estimate_study(
+            args.methods,
+            args.dataset,
+            args.n,
+            seed=args.seed,
+            study=args.study,
+            limit=args.limit,
+            stratified=args.stratified,
+            settings=settings,
+        )
         print(estimate_text(table))
         return 0
     check_endpoint(settings)
@@ -178,15 +197,29 @@ def _run_methods(
         family = graph_family(method)
         if family not in graphs:
             graphs[family] = RetrievalGraph.load(
-                args.dataset, args.n, family, model=args.graph_model, seed=args.seed,
+                args.dataset,
+                args.n,
+                family,
+                model=args.graph_model,
+                seed=args.seed,
                 settings=settings,
-            )  # fmt: skip
+            )
         frame = run(
-            method, args.dataset, args.n, seed=args.seed, study=study, settings=settings,
-            llm=llm, graph=graphs[family], graph_model=args.graph_model,
-            concurrency=args.concurrency, limit=args.limit, task=args.task,
-            stratified=args.stratified, questions=questions,
-        )  # fmt: skip
+            method,
+            args.dataset,
+            args.n,
+            seed=args.seed,
+            study=study,
+            settings=settings,
+            llm=llm,
+            graph=graphs[family],
+            graph_model=args.graph_model,
+            concurrency=args.concurrency,
+            limit=args.limit,
+            task=args.task,
+            stratified=args.stratified,
+            questions=questions,
+        )
         errors += frame.attrs.get("errors", 0)
         if "first_error" in frame.attrs:  # every question of this run failed: none written
             failed[method] = (frame.attrs["errors"], frame.attrs["first_error"])

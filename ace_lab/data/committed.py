@@ -108,8 +108,12 @@ def slice_text(sl: Slice) -> str:
 
 def _question_record(q: Question) -> dict[str, Any]:
     rec = {f: getattr(q, f) for f in _QUESTION_FIELDS}
-    return {**rec, "aliases": list(q.aliases), "supporting_ids": list(q.supporting_ids),
-            "extra": dict(q.extra)}  # fmt: skip
+    return {
+        **rec,
+        "aliases": list(q.aliases),
+        "supporting_ids": list(q.supporting_ids),
+        "extra": dict(q.extra),
+    }
 
 
 def _passage_record(p: Passage) -> dict[str, Any]:

@@ -223,8 +223,12 @@ def run(
     if todo and failures == len(todo):  # nothing answered: leave the study as it was
         _restore(before, directory if created else None)
         frame = results_frame(read_jsonl(out_path))
-        frame.attrs.update(errors=failures, study=study, first_error=first_error["error"],
-                           first_traceback=first_error["traceback"])  # fmt: skip
+        frame.attrs.update(
+            errors=failures,
+            study=study,
+            first_error=first_error["error"],
+            first_traceback=first_error["traceback"],
+        )
         return frame
 
     records = read_jsonl(out_path)

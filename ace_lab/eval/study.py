@@ -249,7 +249,7 @@ def identity_conflict(directory: Path, method: str, identity: RunIdentity) -> st
                 f"{Path(directory) / MANIFEST}: {method} ran with configuration {config}, "
                 f"not {identity.config_hash} (its settings changed)"
             )
-    return None  # fmt: skip
+    return None
 
 
 def study_models(directory: Path) -> set[str]:
