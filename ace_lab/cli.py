@@ -50,6 +50,16 @@ def _count(text: str) -> int:
     return value
 
 
+def _graph_slice_size(parser: argparse.ArgumentParser) -> None:
+    """``--n`` of a command that answers on a built graph: the slice the graph was built for."""
+    parser.add_argument(
+        "--n",
+        type=_count,
+        default=20,
+        help="slice size the graph was built for (a user corpus: ignored)",
+    )
+
+
 def _llm_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     llm = sub.add_parser("llm", parents=[common], help="manage and test the LLM endpoint")
     llm.add_argument(
@@ -117,12 +127,7 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     ask.add_argument("text", nargs="?", help="a free-text question (default: a slice question)")
     ask.add_argument("--method", required=True, help="e.g. ace-full, ace-adaptive, hirag")
     ask.add_argument("--dataset", required=True, help="a benchmark set or a user corpus")
-    ask.add_argument(
-        "--n",
-        type=_count,
-        default=20,
-        help="slice size the graph was built for (a user corpus: ignored)",
-    )
+    _graph_slice_size(ask)
     ask.add_argument("--question-id", help="question id in the slice (default: the first)")
     ask.add_argument("--seed", type=int, default=0)
     ask.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
@@ -136,12 +141,7 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     run.add_argument("--methods", nargs="+", required=True, help="e.g. hirag ace-full")
     run.add_argument("--dataset", required=True, help="a benchmark set or a user corpus")
-    run.add_argument(
-        "--n",
-        type=_count,
-        default=20,
-        help="slice size the graph was built for (a user corpus: ignored)",
-    )
+    _graph_slice_size(run)
     run.add_argument(
         "--questions",
         metavar="FILE",
