@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from ace_lab.steps import AnswerDetails
 from ace_lab.tokens import count_tokens
 from ace_lab.trace import (
     LLMCall,
@@ -150,7 +151,12 @@ class Answer:
     text: str
     context: Context
     trace: Trace
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)  # being replaced by the fields below
+    method: str = ""
+    raw: str | None = None  # the model's reply the answer was parsed from
+    retrieval_calls: int | None = None
+    #: What the method reports about this answer, typed; it names the record columns it owns.
+    details: AnswerDetails | None = None
 
 
 class Retriever(Protocol):

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
+from ace_lab.steps import Repair, StepPayload, to_record
+
 if TYPE_CHECKING:
     from ace_lab.evidence import Evidence
 
@@ -74,7 +76,11 @@ class Step:
     name: str
     kind: str = "other"
     inputs: dict[str, Any] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)  # being replaced by ``payload``
+    #: What the stage decided, typed (``ace_lab.steps``); views dispatch on its type.
+    payload: StepPayload | None = None
+    #: Structured LLM calls in this step that needed a retry or fell back to their default.
+    repairs: list[Repair] = field(default_factory=list)
     llm_calls: list[LLMCall] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -85,6 +91,10 @@ class Step:
 
     def add(self, items: Iterable[Evidence]) -> None:
         self.added.extend(items)
+
+    def record(self, payload: StepPayload) -> None:
+        """Set what this stage decided (one payload per step; a later call replaces it)."""
+        self.payload = payload
 
     def remove(self, items: Iterable[tuple[Evidence, str]]) -> None:
         self.removed.extend(items)
@@ -245,7 +255,13 @@ class Trace:
         }
 
     def to_dict(self) -> list[dict[str, Any]]:
-        return [asdict(s) for s in self.steps]
+        out = []
+        for s in self.steps:
+            row = asdict(s)
+            row["payload"] = None if s.payload is None else to_record(s.payload)
+            row["repairs"] = [to_record(r) for r in s.repairs]
+            out.append(row)
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), default=str, ensure_ascii=False)

@@ -1,0 +1,170 @@
+"""Typed step payloads: what each stage of a method decided, as a small frozen dataclass.
+
+Every ``Step`` of a ``Trace`` carries at most one payload (``step.payload``). Views, tables and
+the stepper dispatch on the payload's *type* (``isinstance`` or :func:`functools.singledispatch`),
+never on a step's name or on dict keys. A record stores a payload with :func:`to_record`
+(``{"type": <class name>, "v": <version>, ...fields}``); :func:`from_record` turns it back into
+the dataclass, and gives ``None`` for a record written before payloads existed or for a type or
+version this package does not know, so old records still load.
+
+The generic payloads live here; the ones specific to one method live in this package's
+``ace``, ``arc`` and ``mosaic`` modules (plain data only, so ``eval`` and ``viz`` can read them
+without importing a method package). Importing ``ace_lab.steps`` registers all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+#: Payload class name → class, filled by ``StepPayload.__init_subclass__``.
+PAYLOAD_TYPES: dict[str, type[StepPayload]] = {}
+
+
+@dataclass(frozen=True)
+class StepPayload:
+    """Base of every step payload. Subclasses are frozen dataclasses of JSON-able fields
+    (str, int, float, bool, None, tuples and dicts of those, nested payloads); bump
+    ``VERSION`` when a field changes meaning, and old records of that type load as ``None``."""
+
+    VERSION: ClassVar[int] = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        PAYLOAD_TYPES[cls.__name__] = cls
+
+    def line(self) -> str:
+        """One human-readable line for the stepper and ``ace-lab ask --trace``."""
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, tuple | list | dict):
+                value = f"{len(value)} items"
+            shown.append(f"{f.name}={value}")
+        return f"{type(self).__name__}: " + ", ".join(shown)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StepPayload):
+        return to_record(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_record(payload: StepPayload) -> dict[str, Any]:
+    """``payload`` as a JSON-able dict with its type name and version."""
+    body = {f.name: _plain(getattr(payload, f.name)) for f in fields(payload)}
+    return {"type": type(payload).__name__, "v": payload.VERSION, **body}
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, Mapping) and "type" in value and "v" in value:
+        return from_record(value)
+    if isinstance(value, list):
+        return tuple(_restore(v) for v in value)
+    if isinstance(value, Mapping):
+        return {k: _restore(v) for k, v in value.items()}
+    return value
+
+
+def from_record(data: Mapping[str, Any] | None) -> StepPayload | None:
+    """The payload ``data`` stores; None for no payload, an unknown type or another version."""
+    if not isinstance(data, Mapping):
+        return None
+    cls = PAYLOAD_TYPES.get(str(data.get("type")))
+    if cls is None or data.get("v") != cls.VERSION:
+        return None
+    known = {f.name for f in fields(cls)}
+    try:
+        return cls(**{k: _restore(v) for k, v in data.items() if k in known})
+    except TypeError:  # a field missing from the record: not this version's shape
+        return None
+
+
+def replace(payload: StepPayload, **changes: Any) -> StepPayload:
+    """A copy of ``payload`` with ``changes`` (``dataclasses.replace``, re-exported)."""
+    return dataclasses.replace(payload, **changes)
+
+
+# --------------------------------------------------------------------------- generic payloads
+@dataclass(frozen=True)
+class Retrieval(StepPayload):
+    """One context builder call: the query, the mode, what it returned."""
+
+    query: str
+    mode: str
+    evidence_ids: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        return f"retrieved {len(self.evidence_ids)} items ({self.mode}) for {self.query!r}"
+
+
+@dataclass(frozen=True)
+class Generation(StepPayload):
+    """The answer call: the parsed answer and the model's raw reply."""
+
+    answer: str
+    raw: str | None = None
+    prompt_style: str = "task"
+    task: str = "qa"
+
+    def line(self) -> str:
+        return f"answer: {self.answer}"
+
+
+@dataclass(frozen=True)
+class Selection(StepPayload):
+    """Evidence kept and dropped (with the reason) by a pruning or selection stage."""
+
+    kept: tuple[str, ...] = ()
+    dropped: tuple[tuple[str, str], ...] = ()
+
+    def line(self) -> str:
+        return f"kept {len(self.kept)}, dropped {len(self.dropped)}"
+
+
+@dataclass(frozen=True)
+class StopDecision(StepPayload):
+    """Why an iterative method stopped."""
+
+    reason: str
+    rounds: int = 0
+
+    def line(self) -> str:
+        return f"stopped after {self.rounds} round(s): {self.reason}"
+
+
+@dataclass(frozen=True)
+class Repair(StepPayload):
+    """A structured LLM call that needed a retry or fell back to its default."""
+
+    tag: str
+    outcome: str  # "retry" (valid on a later attempt) | "fallback" (default used)
+    attempt: int = 0
+    errors: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        return f"{self.tag}: {self.outcome} after {len(self.errors)} failed attempt(s)"
+
+
+@dataclass(frozen=True)
+class AnswerDetails(StepPayload):
+    """What a method reports about one answer beyond text, context and trace. The base has
+    nothing; a method's subclass names the record columns it owns in :meth:`columns`."""
+
+    def columns(self) -> dict[str, Any]:
+        """Record columns this method owns (e.g. ACE's ``policy``/``topology``/``router``)."""
+        return {}
+
+
+def payload_line(payload: StepPayload | None) -> str:
+    """The payload's one line, or "" for a step that recorded none."""
+    return "" if payload is None else payload.line()
+
+
+from ace_lab.steps import ace, arc, mosaic  # noqa: E402,F401  (registers the method payloads)
