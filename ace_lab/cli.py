@@ -112,9 +112,11 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
         "corpus is always built whole)",
     )
     build.add_argument(
-        "--family", nargs="+", default=["hierarchical"],
+        "--family",
+        nargs="+",
+        default=["hierarchical"],
         choices=["hierarchical", "openie", "typed"],
-    )  # fmt: skip
+    )
     build.add_argument("--model", help="local model tier (default: ACE_LAB_LLM_TIER or qwen1.5b)")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
@@ -155,18 +157,21 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     run.add_argument("--concurrency", type=_count, default=1, help="questions in flight at once")
     run.add_argument("--limit", type=_count, help="only the first LIMIT questions of the slice")
     run.add_argument(
-        "--stratified", type=_count, metavar="K",
+        "--stratified",
+        type=_count,
+        metavar="K",
         help="only K questions spread over the question types (every type at least once)",
-    )  # fmt: skip
+    )
     run.add_argument(
         "--estimate", action="store_true", help="print expected calls, tokens, hours; run nothing"
     )
     run.add_argument(
-        "--task", choices=TASKS,
+        "--task",
+        choices=TASKS,
         help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain); "
         "open: answers in sentences (GraphRAG-Bench); default: the data set's (with "
         "--questions: open when the file has no or sentence-long answers)",
-    )  # fmt: skip
+    )
     run.set_defaults(handler="answering:cmd_run")
 
 
@@ -176,9 +181,10 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     report.add_argument("--baseline", default="hirag", help="reference for ratios and tests")
     report.add_argument("--export", action="store_true", help="write csv/md/tex tables")
     report.add_argument(
-        "--rescore", action="store_true",
+        "--rescore",
+        action="store_true",
         help="re-extract answers from the stored generations (after an extraction fix) first",
-    )  # fmt: skip
+    )
     report.set_defaults(handler="studies:cmd_report")
 
     judge = sub.add_parser(
@@ -206,10 +212,12 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     grb.add_argument("--methods", nargs="+", help="methods to score (default: all)")
     grb.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
     grb.add_argument(
-        "--metrics", nargs="+", metavar="METRIC",
+        "--metrics",
+        nargs="+",
+        metavar="METRIC",
         help="judge only these (answer_correctness rouge_score coverage_score evidence_recall "
         "context_relevancy; default: all); a later run adds the rest to the same lines",
-    )  # fmt: skip
+    )
     grb.set_defaults(handler="studies:cmd_grb_score")
 
     methods = sub.add_parser(

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ace_lab.config import ServingOptions, load_settings
 from ace_lab.data import load_slice
-from ace_lab.llm import server
+from ace_lab.llm import private_server, server
 from ace_lab.llm.endpoint import completion_parts, openai_client
 from ace_lab.llm.models import prepare_model
 from ace_lab.methods.final_answer import extract_final_answer
@@ -168,7 +168,7 @@ def start_server(
 ) -> tuple[subprocess.Popen, int]:
     """A server of its own for ``setting`` (not the shared one), healthy, and its port."""
     options = ServingOptions(prompt_cache=setting.prompt_cache)
-    return server.start_private(
+    return private_server.start_private(
         model, tier, options, threads=threads, ctx_size=ctx, parallel=setting.parallel,
         model_dir=model.parent, log=log,
     )  # fmt: skip
@@ -199,7 +199,7 @@ def measure(
         result = run_workload(ask, prompts[: args.targets], prompts[args.targets :], args.repeats)
         return summarise(setting.name, result) | {"load avg": f"{load:.1f}"}
     finally:
-        server._terminate(proc.pid)
+        private_server.terminate(proc.pid)
 
 
 def main(argv: list[str] | None = None) -> pd.DataFrame:

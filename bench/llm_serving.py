@@ -34,7 +34,7 @@ import pandas as pd
 from ace_lab.config import ServingOptions, load_settings
 from ace_lab.eval.export import to_markdown
 from ace_lab.eval.metrics import exact_match, f1_score
-from ace_lab.llm import server
+from ace_lab.llm import private_server, server
 from ace_lab.llm.endpoint import openai_client
 from ace_lab.llm.models import prepare_model
 from ace_lab.methods.final_answer import extract_final_answer
@@ -76,7 +76,7 @@ OPTIONS: dict[str, Option] = {
 
 def start(option: Option, model: Path, model_dir: Path, log: Path) -> tuple[subprocess.Popen, int]:
     """A server of its own for ``option``, healthy, and its port."""
-    return server.start_private(
+    return private_server.start_private(
         model, "bench", option.options, threads=option.threads, ctx_size=8192, parallel=1,
         model_dir=model_dir, log=log,
     )  # fmt: skip
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                     row["gen tok/s idle → busy"] = f"{speeds['idle']:.2f} → {speeds['busy']:.2f}"
                     row["kept under load"] = round(speeds["busy"] / speeds["idle"], 2)
             finally:
-                server._terminate(proc.pid)
+                private_server.terminate(proc.pid)
             first = first or replies
             rows.append(row)
             a.out.mkdir(parents=True, exist_ok=True)  # each option's replies, for later diffs

@@ -167,8 +167,15 @@ def agreement(semantic: Sequence[float], em: Sequence[float]) -> dict[str, float
     pairs = [(float(s), float(e)) for s, e in zip(semantic, em, strict=True)]
     pairs = [(s, e) for s, e in pairs if not (math.isnan(s) or math.isnan(e))]
     if not pairs:
-        return {"n": 0, "semantic": math.nan, "em": math.nan, "raw": math.nan,
-                "kappa": math.nan, "sem_only": 0, "em_only": 0}  # fmt: skip
+        return {
+            "n": 0,
+            "semantic": math.nan,
+            "em": math.nan,
+            "raw": math.nan,
+            "kappa": math.nan,
+            "sem_only": 0,
+            "em_only": 0,
+        }
     sem, ems = [s for s, _ in pairs], [e for _, e in pairs]
     n = len(pairs)
     return {

@@ -149,10 +149,13 @@ def _corpus_stages(cost: object) -> list[dict]:
     else:
         entries = list(cost or [])
     return [
-        e for e in entries
-        if isinstance(e, dict) and "chunks" not in e and "prompt_tokens" in e
+        e
+        for e in entries
+        if isinstance(e, dict)
+        and "chunks" not in e
+        and "prompt_tokens" in e
         and e.get("model_calls", e.get("llm_calls")) == e.get("llm_calls")
-    ]  # fmt: skip
+    ]
 
 
 def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict | None:

@@ -67,8 +67,9 @@ def grb_figure(
         ax.bar(pos, mean, width, yerr=err, capsize=2, label=method, color=colours(i % 10))
         for x, r in zip(pos, rows, strict=True):
             if r is not None:
-                ax.text(x, 0.01, str(int(r["n"])), ha="center", va="bottom", fontsize=6,
-                        color="white")  # fmt: skip
+                ax.text(
+                    x, 0.01, str(int(r["n"])), ha="center", va="bottom", fontsize=6, color="white"
+                )
     ax.set_xticks(xs, types)
     ax.set_ylim(0, 1)
     ax.set_ylabel(label)
@@ -77,7 +78,12 @@ def grb_figure(
     models = f"judge {judge}" + (f", embedder {embedder}" if embedder else "")
     ax.set_title(f"{title + ' · ' if title else ''}{label}, mean [95 % CI] ({models})", fontsize=9)
     # below the axes: bars near 1.0 (summaries) would sit under a legend inside them
-    ax.legend(fontsize=7, ncol=min(len(order), 5), loc="upper center",
-              bbox_to_anchor=(0.5, -0.1), frameon=False)  # fmt: skip
+    ax.legend(
+        fontsize=7,
+        ncol=min(len(order), 5),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.1),
+        frameon=False,
+    )
     fig.tight_layout()
     return fig

@@ -365,12 +365,15 @@ def show_study(
     scores = load_scores(info.study, report.settings)
     table = grb_table(info.df, scores, present)
     if table.empty:
-        print(f"{info.label}: no GraphRAG-Bench scores yet; make them with "
-              f"{grb_command(info.study, present)}")  # fmt: skip
+        print(
+            f"{info.label}: no GraphRAG-Bench scores yet; make them with "
+            f"{grb_command(info.study, present)}"
+        )
         return table
     counts = table.drop_duplicates("method")[["method", "scored", "answers"]].values
-    print(f"{info.label}: answers scored / answered:",
-          ", ".join(f"{m} {s}/{a}" for m, s, a in counts))  # fmt: skip
+    print(
+        f"{info.label}: answers scored / answered:", ", ".join(f"{m} {s}/{a}" for m, s, a in counts)
+    )
     for metric in REPORTED:
         wide = grb_wide(table, metric)
         if not wide.empty:

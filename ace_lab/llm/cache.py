@@ -205,12 +205,16 @@ class ResponseArchive:
         """
         lines = [
             json.dumps(
-                {"key": k, "text": e.text, "prompt_tokens": e.prompt_tokens,
-                 "completion_tokens": e.completion_tokens},
+                {
+                    "key": k,
+                    "text": e.text,
+                    "prompt_tokens": e.prompt_tokens,
+                    "completion_tokens": e.completion_tokens,
+                },
                 ensure_ascii=False,
             )
             for k, e in sorted(entries.items())
-        ]  # fmt: skip
+        ]
         path = Path(path)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:

@@ -359,28 +359,6 @@ def stop(settings: Settings, tier: str | None = None) -> bool:
         path.unlink(missing_ok=True)
 
 
-def start_private(
-    model: Path, alias: str, options: ServingOptions, *, threads: int, ctx_size: int,
-    parallel: int, model_dir: Path, log: Path, wait_s: float = 300.0,
-) -> tuple[subprocess.Popen, int]:  # fmt: skip
-    """A server of its own (never the shared one) on a free port, healthy; the caller ends it
-    with :func:`_terminate` (benches compare settings side by side this way)."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", SERVER_MODULE, "--model", str(model), "--alias", alias,
-           "--port", str(port), "--threads", str(threads), "--ctx-size", str(ctx_size),
-           "--parallel", str(parallel), "--model-dir", str(model_dir),
-           *serving.options_argv(options)]  # fmt: skip
-    with log.open("ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + wait_s
-    while not _healthy(port):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            _terminate(proc.pid)
-            raise ServerError(f"private {alias} server did not start; log {log}:\n{_log_tail(log)}")
-        time.sleep(0.25)
-    return proc, port
-
-
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - server process
     parser = argparse.ArgumentParser(description="Serve a GGUF model on 127.0.0.1.")
     parser.add_argument("--model", required=True)

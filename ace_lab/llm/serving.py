@@ -90,8 +90,15 @@ def serving_identity(
     parts = [] if threads == DEFAULT_THREADS else [f"threads={threads}"]
     if options.backend == "llama-server":
         parts.append(f"llama-server:{native_build_tag(model_dir)}")
-    for name in ("flash_attn", "kv_type", "batch", "ubatch", "prompt_cache", "draft_tier",
-                 "prompt_lookup"):  # fmt: skip
+    for name in (
+        "flash_attn",
+        "kv_type",
+        "batch",
+        "ubatch",
+        "prompt_cache",
+        "draft_tier",
+        "prompt_lookup",
+    ):
         value = getattr(options, name)
         if value != getattr(default, name):
             parts.append(f"{name}={value}")
@@ -128,9 +135,14 @@ def options_from_args(ns: argparse.Namespace) -> ServingOptions:
 
 # ---------------------------------------------------------------------------------- backends
 def xllamacpp_params(
-    model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str,
+    model: str,
+    port: int,
+    threads: int,
+    ctx_size: int,
+    parallel: int,
+    alias: str,
     options: ServingOptions,
-) -> Any:  # fmt: skip
+) -> Any:
     """The ``xllamacpp.CommonParams`` the ``xllamacpp`` backend runs with (loopback only)."""
     import xllamacpp
 
@@ -153,9 +165,16 @@ def xllamacpp_params(
 
 
 def llama_server_argv(
-    binary: Path, model: str, port: int, threads: int, ctx_size: int, parallel: int, alias: str,
-    options: ServingOptions, draft_model: Path | None = None,
-) -> list[str]:  # fmt: skip
+    binary: Path,
+    model: str,
+    port: int,
+    threads: int,
+    ctx_size: int,
+    parallel: int,
+    alias: str,
+    options: ServingOptions,
+    draft_model: Path | None = None,
+) -> list[str]:
     """The ``llama-server`` command line with the same settings (loopback only)."""
     argv = [
         str(binary), "--model", model, "--alias", alias, "--host", HOST, "--port", str(port),
@@ -193,8 +212,10 @@ def serve(
     if options.backend == "llama-server":
         binary = find_native_binary(model_dir)
         if binary is None:
-            raise SystemExit(f"llama-server backend asked for, but no binary at "
-                             f"{native_binary_path(model_dir)}: run `make native`")  # fmt: skip
+            raise SystemExit(
+                f"llama-server backend asked for, but no binary at "
+                f"{native_binary_path(model_dir)}: run `make native`"
+            )
         draft = prepare_model(options.draft_tier, model_dir) if options.draft_tier else None
         args = llama_server_argv(
             binary, model, port, threads, ctx_size, parallel, alias, options, draft
@@ -224,8 +245,11 @@ def set_niceness(nice: int) -> int:
     try:
         os.setpriority(os.PRIO_PROCESS, 0, nice)
     except PermissionError:
-        print(f"ace_lab llm server: cannot set niceness {nice} (needs CAP_SYS_NICE); "
-              f"running at {current}", flush=True)  # fmt: skip
+        print(
+            f"ace_lab llm server: cannot set niceness {nice} (needs CAP_SYS_NICE); "
+            f"running at {current}",
+            flush=True,
+        )
         return current
     return nice
 

@@ -94,11 +94,37 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _AFTER_VARIABLE = frozenset(",)]}.=<>*/%^|")
 _AFTER_VARIABLE_WORDS = frozenset(
     (
-        "AND", "OR", "XOR", "IS", "IN", "STARTS", "ENDS", "CONTAINS", "AS", "ORDER", "SKIP",
-        "LIMIT", "ASC", "DESC", "ASCENDING", "DESCENDING", "WHERE", "RETURN", "WITH", "UNION",
-        "MATCH", "OPTIONAL", "UNWIND", "CALL", "YIELD", "WHEN", "THEN", "ELSE", "END",
+        "AND",
+        "OR",
+        "XOR",
+        "IS",
+        "IN",
+        "STARTS",
+        "ENDS",
+        "CONTAINS",
+        "AS",
+        "ORDER",
+        "SKIP",
+        "LIMIT",
+        "ASC",
+        "DESC",
+        "ASCENDING",
+        "DESCENDING",
+        "WHERE",
+        "RETURN",
+        "WITH",
+        "UNION",
+        "MATCH",
+        "OPTIONAL",
+        "UNWIND",
+        "CALL",
+        "YIELD",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
     )
-)  # fmt: skip
+)
 #: Words that are keywords when not defined as variables; a query that defines one of them
 #: as a variable (FalkorDB allows ``MATCH (order)``) gets no benefit of the doubt at all.
 _KEYWORDS = _AFTER_VARIABLE_WORDS | frozenset(

@@ -51,14 +51,21 @@ class ServerLimits:
         """FalkorDB's load-time arguments; ``LOAD CSV`` file access is confined to an empty
         folder inside the server's private ``folder``."""
         return [
-            "TIMEOUT_MAX", str(self.timeout_max_ms),
-            "TIMEOUT_DEFAULT", str(self.timeout_default_ms),
-            "RESULTSET_SIZE", str(self.resultset_size),
-            "QUERY_MEM_CAPACITY", str(self.query_mem_mb * 1024 * 1024),
-            "THREAD_COUNT", str(self.thread_count),
-            "IMPORT_FOLDER", f"{folder}/import/",
-            "TEMP_FOLDER", folder,
-        ]  # fmt: skip
+            "TIMEOUT_MAX",
+            str(self.timeout_max_ms),
+            "TIMEOUT_DEFAULT",
+            str(self.timeout_default_ms),
+            "RESULTSET_SIZE",
+            str(self.resultset_size),
+            "QUERY_MEM_CAPACITY",
+            str(self.query_mem_mb * 1024 * 1024),
+            "THREAD_COUNT",
+            str(self.thread_count),
+            "IMPORT_FOLDER",
+            f"{folder}/import/",
+            "TEMP_FOLDER",
+            folder,
+        ]
 
     def redis_args(self) -> list[str]:
         """Redis arguments: drop a client whose pending reply outgrows ``reply_mb``."""
