@@ -97,3 +97,30 @@ def test_control_characters_and_non_utf8_text_are_refused(cypher: str) -> None:
     with pytest.raises(UnsafeQueryError):
         check_read_only(cypher)
     assert issubclass(UnsafeQueryError, StoreError)
+
+
+@pytest.mark.parametrize(
+    "cypher",
+    [
+        "MATCH (n) RETURN n.name AS call",
+        "MATCH (n) RETURN n.name AS call ORDER BY call",
+        "UNWIND [1, 2] AS call RETURN call * 2 AS x",
+        "MATCH (n) WITH n.name AS call RETURN call",
+    ],
+)
+def test_a_column_named_call_is_a_read(cypher: str) -> None:
+    """Regression: ``AS call`` was read as a CALL of procedure "?" and rejected."""
+    check_read_only(cypher)
+
+
+@pytest.mark.parametrize(
+    "cypher",
+    [
+        "MATCH (n) RETURN n AS call CALL dbms.killQuery(1)",
+        "WITH 1 AS call CALL db.createLabel('x') YIELD x RETURN x",
+        "RETURN 1 AS call UNION CALL something.else()",
+    ],
+)
+def test_a_variable_named_call_does_not_hide_a_real_call(cypher: str) -> None:
+    with pytest.raises(WriteQueryError):
+        check_read_only(cypher)

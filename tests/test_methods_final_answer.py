@@ -197,3 +197,26 @@ def test_extract_says_where_the_answer_came_from(text, answer, source):
 )
 def test_json_replies_give_their_answer_field(text, answer):
     assert extract_final_answer(text) == answer
+
+
+@pytest.mark.parametrize(
+    "text, answer",
+    [
+        ("[FINAL_ANSWER] Paris [/FINAL_ANSWER]\u200b", "Paris"),
+        ("[FINAL_ANSWER] Paris\u200b [/FINAL_ANSWER]", "Paris"),
+        ("Paris\ufeff", "Paris"),
+        ("<FINAL_ANSWER>Paris</FINAL_ANSWER>", "Paris"),
+        ("Reasoning: it is the capital.\n<FINAL_ANSWER> Paris </FINAL_ANSWER>", "Paris"),
+        ("FINAL_ANSWER: Paris", "Paris"),
+        ("Reasoning: capital of France.\nFINAL_ANSWER: Paris", "Paris"),
+        ("Answer - Paris", "Paris"),
+        ("Answer – Paris", "Paris"),
+        ("```\nParis\n```", "Paris"),
+        ("```text\n[FINAL_ANSWER] Paris [/FINAL_ANSWER]\n```", "Paris"),
+        ('```json\n{"answer": "Paris"}\n```', "Paris"),
+    ],
+)
+def test_formats_seen_in_the_reliability_probe(text, answer):
+    """Regression (probe round 2): a trailing zero-width space, angle-bracket tags, a
+    ``FINAL_ANSWER:`` or ``Answer -`` prefix and a fenced block each lost the answer."""
+    assert extract_final_answer(text) == answer

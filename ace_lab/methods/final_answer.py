@@ -41,9 +41,13 @@ MAX_ANSWER_CHARS = 200
 SOURCES = ("json", "tag", "unclosed_tag", "prefix", "line", "none")
 COMPLIANT_SOURCES = ("json", "tag")
 
-_OPEN = re.compile(r"\[\s*final[ _]answer\s*\]", re.IGNORECASE)
-_CLOSE = re.compile(r"\[\s*/\s*final[ _]answer\s*\]", re.IGNORECASE)
-_PREFIX = re.compile(r"(?:final\s+answer|answer|result)[\s*_`]*[:：]", re.IGNORECASE)
+#: The answer tags, in square or angle brackets (``<FINAL_ANSWER>…</FINAL_ANSWER>``).
+_OPEN = re.compile(r"[\[<]\s*final[ _]answer\s*[\]>]", re.IGNORECASE)
+_CLOSE = re.compile(r"[\[<]\s*/\s*final[ _]answer\s*[\]>]", re.IGNORECASE)
+#: ``Answer:``, ``Final answer:``, ``FINAL_ANSWER:``, ``Result:``, or ``Answer - X``.
+_PREFIX = re.compile(
+    r"(?:final[\s_]+answer|answer|result)[\s*_`]*(?:[:：]|[-–—](?=\s))", re.IGNORECASE
+)
 _REASONING = re.compile(r"reasoning[\s*_`]*[:：]", re.IGNORECASE)
 #: "the answer is X" inside a sentence; the last one counts.
 _ANSWER_IS = re.compile(r"\b(?:final\s+)?answer\s+(?:is|was)\b[\s:：]*", re.IGNORECASE)
@@ -54,7 +58,9 @@ _GROUP = re.compile(r"\[([^\[\]]*)\]")
 #: The JSON answer prompt's field, for a reply whose JSON does not parse (cut off after it).
 _JSON_ANSWER = re.compile(r'"answer"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 #: Markdown and quoting a model may wrap around the answer.
-_WRAPPERS = " \t\r\n*_`\"'“”‘’"
+_WRAPPERS = " \t\r\n*_`\"'“”‘’\u00a0\u200b\u200c\u200d\u2060\ufeff"  # + invisible spaces
+#: A markdown code fence line (```` ``` ```` or ```` ```text ````).
+_FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
 #: Longest name of a made-up tag, ``[ANSWER]`` or ``[/FINLANDISH Driver]``.
 _TAG_NAME_CHARS = 80
 #: Longest answer written as a tag itself, ``[Mika Häkkinen]``.
@@ -199,6 +205,8 @@ def _json_answer(text: str) -> str | None:
 def extract(text: str) -> Extraction:
     """The answer in a reply and where it was found (see :func:`extract_final_answer`)."""
     text = str(text or "")[-MAX_REPLY_CHARS:]
+    if text.lstrip().startswith("```") and not _FENCE.sub("", text).lstrip().startswith("{"):
+        text = _FENCE.sub("", text)  # a fenced answer that is not JSON: read what is inside
     if text.lstrip().startswith(("{", "```")):
         if (value := _json_answer(text)) is not None:
             return Extraction(_clean(value), "json")

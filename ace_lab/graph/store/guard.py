@@ -85,8 +85,10 @@ _WRITE_KEYWORDS = (
 _WRITE_RE = re.compile(
     r"\b(DETACH\s+DELETE|LOAD\s+CSV|" + "|".join(_WRITE_KEYWORDS) + r")\b", re.IGNORECASE
 )
+#: ``CALL`` and its target, read ahead without consuming it: a variable named ``call`` must not
+#: swallow the ``CALL`` clause that follows it (``AS call CALL x.y()``).
 _CALL_RE = re.compile(
-    r"\bCALL\b\s*(\{|[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)?", re.IGNORECASE | re.DOTALL
+    r"\bCALL\b(?=\s*(\{|[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)?)", re.IGNORECASE | re.DOTALL
 )
 #: C0 control characters other than tab, newline and carriage return, and DEL.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -174,6 +176,21 @@ def _is_variable(masked: str, start: int, end: int, names: set[str]) -> bool:
     return next_word(masked, end) in _AFTER_VARIABLE_WORDS
 
 
+def _is_call_variable(masked: str, start: int, names: set[str]) -> bool:
+    """Whether ``CALL`` at ``start`` is a column or variable named ``call``: defined there
+    (``AS call``) or, once defined, followed by what follows a variable (``ORDER BY call``,
+    ``call + 1``), never by a procedure name or ``{`` as the clause is."""
+    end = start + len("CALL")
+    if prev_word(masked, start) == "AS":
+        return True
+    if "CALL" not in names:
+        return False
+    after = next_char(masked, end)
+    if after == "" or after in _AFTER_VARIABLE:
+        return True
+    return next_word(masked, end) in _AFTER_VARIABLE_WORDS - {"CALL"}
+
+
 def check_read_only(cypher: str) -> None:
     """Raise :class:`WriteQueryError` unless ``cypher`` is one read-only statement.
 
@@ -205,7 +222,7 @@ def check_read_only(cypher: str) -> None:
         keyword = " ".join(m.group(1).upper().split())
         raise WriteQueryError(f"write clause {keyword} is not allowed in a read query")
     for m in _CALL_RE.finditer(masked):
-        if is_name_position(masked, m.start()):
+        if is_name_position(masked, m.start()) or _is_call_variable(masked, m.start(), names):
             continue
         target = m.group(1)
         if target == "{":
