@@ -187,3 +187,39 @@ def test_a_live_server_is_reused_only_with_the_same_weights_arithmetic_and_slots
     else:
         with pytest.raises(_Restarted):
             server.start(settings)
+
+
+_START_IN_CHILD = """
+import pickle, sys
+from ace_lab.llm import server
+server.start(pickle.load(open(sys.argv[1], "rb")))
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_an_interrupted_start_leaves_no_orphan(settings, tmp_path, sig) -> None:
+    """Regression: a start interrupted while the server loaded left it running with no state
+    file, so `llm status` said "not running" and `llm stop` found nothing."""
+    import pickle
+
+    pickled = tmp_path / "settings.pkl"
+    pickled.write_bytes(pickle.dumps(settings))
+    parent = subprocess.Popen([sys.executable, "-c", _START_IN_CHILD, str(pickled)])
+    state = server._state_path(settings, settings.llm.tier)
+    deadline = time.monotonic() + 120
+    while not state.is_file() and parent.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state.is_file(), "the start wrote no state file"
+    written = json.loads(state.read_text())
+    child = written["pid"]
+    starting = parent.poll() is None and not server._healthy(written["port"])
+    assert starting, "the state file was written only once the server answered"
+    parent.send_signal(sig)
+    parent.wait(timeout=60)
+    server.stop(settings)  # what `ace-lab llm stop` does: finds the server if one is left
+    deadline = time.monotonic() + 30
+    while server._pid_alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not server._pid_alive(child), f"server {child} outlived its start ({sig.name})"
+    assert not state.exists()

@@ -18,15 +18,12 @@ import argparse
 import itertools
 import json
 import os
-import select
-import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,8 @@ from filelock import FileLock
 from ace_lab.config import ServingOptions, Settings
 from ace_lab.llm import serving
 from ace_lab.llm.models import get_tier, prepare_model
+from ace_lab.llm.process import pid_alive as _pid_alive
+from ace_lab.llm.process import terminate as _terminate
 from ace_lab.llm.serving import HOST
 
 #: ``-m`` target of the server process, the mark :func:`is_our_server` looks for.
@@ -80,21 +79,6 @@ def _state_dir(settings: Settings) -> Path:
 
 def _state_path(settings: Settings, tier: str) -> Path:
     return _state_dir(settings) / f"{tier}.json"
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie (exited child not yet reaped) still answers kill(0): check /proc where we can.
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ")[-1][:1] != "Z"
-    except OSError:
-        return True
 
 
 def _healthy(port: int, timeout: float = 2.0) -> bool:
@@ -214,14 +198,14 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
     state_dir = _state_dir(settings)
     state_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(str(_state_path(settings, tier)) + ".lock", timeout=wait_s + 60):
-        live = status(settings, tier)
+        live = status(settings, tier) or _await_starting(settings, tier, wait_s)
         options = serving.resolve(settings.llm.serving, settings.model_dir)
         # what the cache identity keys, and the slot count (2 slots batch prompts together)
         want = (spec.sha256, options.as_dict(), settings.llm.threads, settings.llm.parallel)
         if live is not None and (live.sha256, live.serving, live.threads, live.parallel) == want:
             return live
-        if live is not None:
-            stop(settings, tier)
+        # not live, or other settings: also ends a server an interrupted start left starting
+        stop(settings, tier)
         model_path = prepare_model(tier, settings.model_dir)
         port = settings.llm.port if _port_free(settings.llm.port) else _free_port()
         log_path = state_dir / f"{tier}.log"
@@ -258,88 +242,57 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             proc_start=proc_start_ticks(proc.pid),
             serving=options.as_dict(),
         )
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise ServerError(
-                    f"local LLM server for tier {tier!r} exited with code {proc.returncode}; "
-                    f"log {log_path}:\n{_log_tail(log_path)}"
-                )
-            if _healthy(port):
-                _write_state(_state_path(settings, tier), info)
-                return info
-            time.sleep(0.25)
-        _terminate(proc.pid)
-        proc.poll()  # reap it
-        raise ServerError(
-            f"local LLM server for tier {tier!r} did not become healthy within {wait_s:.0f} s; "
-            f"log {log_path}:\n{_log_tail(log_path)}"
-        )
+        # The state file is written before waiting: a start killed from here on (SIGKILL,
+        # SIGTERM) leaves a server that `llm stop` and the next `start` find and end.
+        _write_state(_state_path(settings, tier), info)
+        try:
+            _wait_healthy(proc, port, tier, log_path, wait_s)
+        except BaseException:  # a failed start or an interrupt (Ctrl-C): end what we started
+            _terminate(proc.pid)
+            proc.poll()  # reap it
+            _state_path(settings, tier).unlink(missing_ok=True)
+            raise
+        return info
+
+
+def _await_starting(settings: Settings, tier: str, wait_s: float) -> ServerInfo | None:
+    """The server a state file names that is ours and alive but not answering yet (still
+    loading, or busy), once it answers; None when there is none or it never does."""
+    info = _read_state(_state_path(settings, tier))
+    if info is None or not (_pid_alive(info.pid) and is_our_server(info)):
+        return None
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and _pid_alive(info.pid):
+        if _healthy(info.port):
+            return info
+        time.sleep(0.25)
+    return None
+
+
+def _wait_healthy(
+    proc: subprocess.Popen, port: int, tier: str, log_path: Path, wait_s: float
+) -> None:
+    """Return once the server answers /health; ServerError if it exits or times out."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServerError(
+                f"local LLM server for tier {tier!r} exited with code {proc.returncode}; "
+                f"log {log_path}:\n{_log_tail(log_path)}"
+            )
+        if _healthy(port):
+            return
+        time.sleep(0.25)
+    raise ServerError(
+        f"local LLM server for tier {tier!r} did not become healthy within {wait_s:.0f} s; "
+        f"log {log_path}:\n{_log_tail(log_path)}"
+    )
 
 
 def _write_state(path: Path, info: ServerInfo) -> None:  # atomic: never read half-written
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(asdict(info), indent=2))
     os.replace(tmp, path)
-
-
-def _pidfd(pid: int) -> int | None:
-    """A pidfd for ``pid`` (None where unsupported or the process is gone)."""
-    try:
-        return os.pidfd_open(pid)
-    except (OSError, AttributeError):
-        return None
-
-
-def _signal(pid: int, pidfd: int | None, sig: int) -> bool:
-    """Send ``sig``; False when the process is already gone."""
-    try:
-        if pidfd is not None:
-            signal.pidfd_send_signal(pidfd, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _exited(pid: int, pidfd: int | None, timeout: float) -> bool:
-    if pidfd is not None:  # a pidfd turns readable when its process exits
-        poller = select.poll()
-        poller.register(pidfd, select.POLLIN)
-        return bool(poller.poll(timeout * 1000))
-    deadline = time.monotonic() + timeout
-    while _pid_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
-
-
-def _terminate(pid: int, grace_s: float = 10.0, verify: Callable[[], bool] | None = None) -> bool:
-    """SIGTERM, wait up to ``grace_s``, then SIGKILL ``pid``; False if nothing was signalled.
-
-    ``verify`` is checked after a pidfd is opened (so the process it vouches for is the one
-    the pidfd holds) and, without a pidfd, again before SIGKILL.
-    """
-    if pid <= 0:
-        return False
-    pidfd = _pidfd(pid)
-    try:
-        if verify is not None and not verify():
-            return False
-        if not _signal(pid, pidfd, signal.SIGTERM):
-            return False
-        if _exited(pid, pidfd, grace_s):
-            return True
-        if pidfd is None and verify is not None and not verify():
-            return True  # gone, and the pid already belongs to another process
-        _signal(pid, pidfd, signal.SIGKILL)
-        _exited(pid, pidfd, grace_s)
-        return True
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
 
 
 def stop(settings: Settings, tier: str | None = None) -> bool:
