@@ -85,3 +85,27 @@ def test_a_reply_too_large_is_dropped_by_the_server(tmp_path: Path) -> None:
         with pytest.raises(ResourceLimitError, match="reply"):
             st.read("UNWIND range(1, 300000) AS x RETURN collect(x) AS xs")
         assert st.count() == (7, 6) and st.server.restarts == 0
+
+
+def test_an_overrun_read_returns_when_killed_not_when_the_server_is_gone(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Regression: under load, reads the watchdog stopped ended 1.7-2.6 s after a 0.5 s
+    timeout: the reader waited for the kernel to tear down a server that had grown huge. A
+    teardown that takes 2 s (the kill delayed) must not delay the reader: its socket is shut
+    down at the kill."""
+    import subprocess as sp
+
+    real_kill = sp.Popen.kill
+
+    def slow_kill(proc: sp.Popen) -> None:  # the server lives on 2 s after the verdict
+        time.sleep(2.0)
+        real_kill(proc)
+
+    with EmbeddedFalkorDB(tmp_path, graph="g", limits=ServerLimits(grace_ms=300)) as st:
+        st.load(small_tables())
+        monkeypatch.setattr(sp.Popen, "kill", slow_kill)
+        start = time.perf_counter()
+        with pytest.raises(QueryTimeout):
+            st.read("RETURN size([x IN range(1, 10000) | [y IN range(1, 10000) | y]])", None, 200)
+        assert time.perf_counter() - start < 0.2 + 0.3 + 1.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -58,15 +59,30 @@ class _Handle:
     proc: subprocess.Popen[bytes] | None = None
     generation: int = 0
     killed: set[int] = field(default_factory=set)
+    pool: Any = None  # the client's connection pool (redis-py), severed on a kill
 
     def kill(self, generation: int) -> None:
-        """SIGKILL the server if it is still the one started as ``generation``."""
+        """SIGKILL the server if it is still the one started as ``generation``; the reads in
+        flight return at once (their sockets are shut down first), not when the kernel has
+        torn down a server that grew to gigabytes (which can take seconds under load)."""
         proc = self.proc
         if proc is not None and generation == self.generation and proc.poll() is None:
             self.killed.add(generation)
+            _sever(self.pool)
             proc.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)  # reaped: ``running`` is False from here on
+
+
+def _sever(pool: Any) -> None:
+    """Shut down the sockets of the pool's connections in use: a read blocked on one returns
+    with a connection error now. Best effort (a redis-py without these internals is skipped)."""
+    with contextlib.suppress(Exception):
+        for connection in list(pool._get_in_use_connections()):
+            sock = getattr(connection, "_sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
 
 def _stop_process(proc: subprocess.Popen[bytes]) -> None:
@@ -222,6 +238,7 @@ class FalkorDBServerProcess:
                     pass  # socket bound but the module is still loading
                 else:
                     self._db = db
+                    handle.pool = db.connection.connection_pool
                     assert self.watchdog is not None
                     self.watchdog.arm(handle.proc.pid, handle.generation)
                     return
