@@ -89,3 +89,39 @@ def test_bolt_roundtrip() -> None:  # pragma: no cover - documents the intended 
         assert store.count() == (7, 6)
         with pytest.raises(QueryTimeout):
             store.read("MATCH p=(a)-[*]->(b) RETURN count(p)", timeout_ms=200)
+
+
+class OneForeignNode(FakeBolt):
+    """A database that already holds one node ace_lab did not load; records every write."""
+
+    def __init__(self) -> None:
+        super().__init__(rows=1)
+        self.writes: list[str] = []
+
+    def keys(self) -> list[str]:
+        return ["c"]
+
+    def __iter__(self) -> Iterator[SimpleNamespace]:
+        cypher = self.calls[-1].get("cypher", "")
+        value = 1 if "count(n)" in cypher else 0
+        return iter([SimpleNamespace(values=lambda: [value])])
+
+    def execute_write(self, work: object) -> object:
+        self.writes.append("write")
+        return 0
+
+
+def test_a_load_never_deletes_what_it_did_not_write() -> None:
+    """Regression: ``load`` ran ``MATCH (n) DETACH DELETE n`` on the whole target database."""
+    driver = OneForeignNode()
+    with BoltStore("bolt://unused", driver=driver) as store:
+        with pytest.raises(StoreError, match="did not load"):
+            store.load(small_tables())
+    assert driver.writes == []  # the foreign node survives: nothing was written or deleted
+
+
+def test_replace_clears_a_database_on_purpose() -> None:
+    driver = OneForeignNode()
+    with BoltStore("bolt://unused", replace=True, driver=driver) as store:
+        store.load(small_tables())
+    assert driver.writes  # cleared, then loaded

@@ -5,15 +5,14 @@ reads the same ``RetrievalGraph``; it is loaded once from a finished build (no L
 is read-only afterwards, so methods and parallel branches can share it across threads.
 
 Methods that query the graph with Cypher (ArcRAG) reach the same tables as a property graph
-through :attr:`RetrievalGraph.store`: an embedded FalkorDB started and loaded on first use,
-closed with :meth:`RetrievalGraph.close`.
+through :attr:`RetrievalGraph.store`, opened on first use where ``store_url`` says (the
+``graph_store`` setting: an embedded FalkorDB by default, a FalkorDB server or Neo4j; see
+:mod:`ace_lab.graph.store.url`) and closed with :meth:`RetrievalGraph.close`.
 """
 
 from __future__ import annotations
 
 import itertools
-import shutil
-import tempfile
 import threading
 import weakref
 from collections import defaultdict
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Evidence
 from ace_lab.graph.seeds import SeedIndexes, entity_text
@@ -34,11 +33,6 @@ from ace_lab.index import HybridIndex
 
 if TYPE_CHECKING:
     from ace_lab.graph.store import GraphStore
-
-
-def _close_store(store: GraphStore, folder: str) -> None:
-    store.close()
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -74,10 +68,13 @@ class RetrievalGraph:
         *,
         name: str = "graph",
         embedder: Embedder | None = None,
+        store_url: str | None = None,
     ) -> None:
         self.tables = tables
         self.indexes = indexes
         self.name = name
+        #: Where :attr:`store` lives (``embedded``, ``falkordb://…``, ``bolt://…``).
+        self.store_url = store_url or "embedded"
         self.embedder = embedder if embedder is not None else get_embedder()
         self.nodes: dict[str, NodeInfo] = {
             str(r.id): NodeInfo(
@@ -114,21 +111,18 @@ class RetrievalGraph:
     # ------------------------------------------------------------------------- graph store
     @property
     def store(self) -> GraphStore:
-        """The same tables as a Cypher property graph: a private embedded FalkorDB, started
-        and loaded on first use (a second or so for a default slice), shared by threads."""
+        """The same tables as a Cypher property graph where :attr:`store_url` says: by default
+        a private embedded FalkorDB, started and loaded on first use (a second or so for a
+        default slice); on a server, loaded once and reused while it holds these tables.
+        Shared by threads."""
         with self._store_lock:
             if self._store is None:
-                from ace_lab.graph.store import EmbeddedFalkorDB
+                from ace_lab.graph.store.url import open_graph_store, parse_store_url
 
-                folder = tempfile.mkdtemp(prefix="ace-lab-store-")
-                store = EmbeddedFalkorDB(folder, graph="g")
-                # The server process must not outlive this graph (nor the interpreter).
-                self._store_finalizer = weakref.finalize(self, _close_store, store, folder)
-                try:
-                    store.load(self.tables)
-                except Exception:
-                    self._store_finalizer()
-                    raise
+                url = parse_store_url(self.store_url)
+                store, close = open_graph_store(url, self.tables, self.name)
+                # An embedded server process must not outlive this graph (nor the interpreter).
+                self._store_finalizer = weakref.finalize(self, close)
                 self._store = store
             return self._store
 
@@ -152,7 +146,7 @@ class RetrievalGraph:
         n: int,
         family: str = "hierarchical",
         *,
-        model: str = "qwen1.5b",
+        model: str = DEFAULT_TIER,
         seed: int = 0,
         settings: Settings | None = None,
     ) -> RetrievalGraph:

