@@ -97,3 +97,15 @@ def test_build_estimate_counts_unfinished_chunks_and_the_corpus_stages(settings)
     assert row["hours"] == pytest.approx(hours, abs=0.006)
     assert row["cost from"] == "other-n5-s0"
     assert table.loc["typed", "cost from"].startswith("no recorded build")
+
+
+def test_a_finished_build_costs_nothing_more(settings) -> None:
+    """Regression: a finished build still showed 0.44 h left (its corpus stages re-priced)."""
+    _, chunks = slice_chunks("toy", 8)
+    mine = settings.graphs_dir / "toy-n8-s0" / "hierarchical" / settings.llm.tier
+    _write(mine / "hirag_extract.jsonl", [_chunk(c.id, 100, 10) for c in chunks])
+    (mine / "tables").mkdir(parents=True)
+    (mine / "tables" / "meta.json").write_text(json.dumps({"chunks": len(chunks), "cost": []}))
+    row = estimate_build(["hierarchical"], "toy", 8, settings=settings).iloc[0]
+    assert row["chunks to extract"] == 0 and row["hours"] == 0
+    assert row["cost from"] == "finished build"

@@ -13,7 +13,8 @@ for a cold cache. A method never run before has no recorded cost and is reported
 slice's chunks without a finished extraction record times the family's recorded tokens per
 chunk (the per-chunk records of every committed build of the family, the same data set's
 first), plus the stages over the whole corpus (descriptions, summaries, reports, the typed
-schema) at their recorded tokens per chunk, counted for the whole slice because they rerun.
+schema) at their recorded tokens per chunk, counted for the whole slice because they rerun;
+a finished build (every chunk extracted, its tables written) costs nothing more.
 """
 
 from __future__ import annotations
@@ -215,6 +216,9 @@ def estimate_build(
         cost = recorded_build_cost(family, dataset, settings)
         row: dict[str, object] = {"family": family, "chunks": len(chunks)}
         row["chunks to extract"] = todo
+        if todo == 0 and (folder / "tables" / "meta.json").is_file():
+            rows.append(row | _tokens_and_hours(0, 0, speed) | {"cost from": "finished build"})
+            continue
         if cost is None:
             rows.append(row | {"cost from": "no recorded build of this family"})
             continue
