@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import DataError, Question, Slice, default_task, load_slice, user_questions
 from ace_lab.evidence import Answer, Trace
 from ace_lab.llm import LLM, get_llm
@@ -91,7 +91,7 @@ def ask(
     *,
     text: str | None = None,
     seed: int = 0,
-    graph_model: str = "qwen1.5b",
+    graph_model: str = DEFAULT_TIER,
     settings: Settings | None = None,
     llm: LLM | None = None,
     task: Task | None = None,
@@ -114,7 +114,7 @@ def ask_table(
     texts: list[str],
     *,
     n: int | None = None,
-    graph_model: str = "qwen1.5b",
+    graph_model: str = DEFAULT_TIER,
     settings: Settings | None = None,
     llm: LLM | None = None,
 ) -> Any:
@@ -171,7 +171,7 @@ def open_session(
     text: str | None = None,
     seed: int = 0,
     tier: str | None = None,
-    graph_model: str = "qwen1.5b",
+    graph_model: str = DEFAULT_TIER,
     graphs_dir: str | Path | None = None,
 ) -> Session:
     """Load the ``family`` graph of a slice, the answering LLM and one question: free ``text``,
@@ -190,7 +190,8 @@ def _short(value: Any, limit: int = 400) -> str:
 
 
 def format_trace(trace: Trace) -> str:
-    """Every step: timing, inputs, outputs, LLM calls and notes, one block per step."""
+    """Every step: timing, inputs, what it decided (its payload's line), LLM calls, repairs and
+    notes, one block per step."""
     lines = []
     for step in trace.steps:
         cold_in = sum(c.response_prompt_tokens for c in step.llm_calls)
@@ -199,8 +200,8 @@ def format_trace(trace: Trace) -> str:
         lines.append(f"== {step.name}  {step.elapsed:.2f}s  {len(step.llm_calls)} LLM  {tokens}")
         for key, value in step.inputs.items():
             lines.append(f"   in  {key}: {_short(value)}")
-        for key, value in step.outputs.items():
-            lines.append(f"   out {key}: {_short(value)}")
+        if step.payload is not None:
+            lines.append(f"   out {_short(step.payload.line())}")
         for call in step.llm_calls:
             hit = " (cache hit)" if call.cache_hit else ""
             lines.append(
@@ -212,6 +213,7 @@ def format_trace(trace: Trace) -> str:
             more = f" … (+{len(step.added) - 8})" if len(step.added) > 8 else ""
             lines.append(f"   +{len(step.added)} evidence: {ids}{more}")
         lines.extend(f"   - {item.id}: {why}" for item, why in step.removed)
+        lines.extend(f"   repair {repair.line()}" for repair in step.repairs)
         lines.extend(f"   note {note}" for note in step.notes)
     return "\n".join(lines)
 
@@ -220,7 +222,7 @@ def cost_line(answer: Answer) -> str:
     s = answer.trace.summary()
     return (
         f"{s['llm_calls']} LLM calls ({s['cache_hits']} cached), "
-        f"{answer.meta.get('retrieval_calls', 0)} retrieval calls, "
+        f"{answer.retrieval_calls or 0} retrieval calls, "
         f"{s['response_prompt_tokens']} input / {s['response_completion_tokens']} output tokens, "
         f"{s['wall_s']:.1f}s wall"
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -44,8 +44,16 @@ class Bounds:
     choices: tuple[Any, ...] | None = None
     subset_of: tuple[Any, ...] | None = None
     nonempty: bool = False
+    #: Why a value is not acceptable (None when it is), beyond the bounds above.
+    check: Callable[[Any], str | None] | None = None
+    #: What the field accepts, in words, when ``check`` decides it.
+    accepts: str | None = None
+    #: How a value is shown in messages and reprs (a secret as ``***``); None: as it is.
+    redact: Callable[[Any], str] | None = None
 
     def text(self) -> str:
+        if self.accepts is not None:
+            return self.accepts
         if self.choices is not None:
             return " | ".join(map(str, self.choices))
         if self.subset_of is not None:
@@ -55,9 +63,13 @@ class Bounds:
         hi = "∞" if self.hi is None else f"{self.hi:g}"
         return f"[{lo}, {hi}]" if (self.lo, self.hi) != (None, None) else "any"
 
+    def show(self, value: Any) -> str:
+        """``value`` as messages and reprs may show it."""
+        return repr(value if value is None or self.redact is None else self.redact(value))
+
 
 def bounded(
-    default: Any,
+    default: Any = dataclasses.MISSING,
     *,
     help: str,
     lo: float | None = None,
@@ -65,14 +77,36 @@ def bounded(
     choices: tuple[Any, ...] | None = None,
     subset_of: tuple[Any, ...] | None = None,
     nonempty: bool = False,
+    factory: Callable[[], Any] | None = None,
+    check: Callable[[Any], str | None] | None = None,
+    accepts: str | None = None,
+    redact: Callable[[Any], str] | None = None,
 ) -> Any:
-    """A dataclass field with a default, help text and the values it accepts."""
+    """A dataclass field with a default (or a ``factory`` making it), help text and the values
+    it accepts: numeric bounds, ``choices``, a subset of ``subset_of``, or a ``check`` (with
+    ``accepts`` saying in words what it lets through)."""
     if not help:
         raise ValueError("every bounded field needs help text")
-    meta = {_KEY: Bounds(help, lo, hi, choices, subset_of, nonempty)}
+    if (default is dataclasses.MISSING) == (factory is None):
+        raise TypeError("a bounded field needs exactly one of a default and a factory")
+    meta = {_KEY: Bounds(help, lo, hi, choices, subset_of, nonempty, check, accepts, redact)}
     if isinstance(default, (list, dict, set)):
         raise TypeError("bounded defaults must be immutable (use a tuple)")
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
+
+
+def field_bounds(f: dataclasses.Field) -> Bounds | None:
+    """What a dataclass field declared with :func:`bounded` accepts (None for another field)."""
+    return f.metadata.get(_KEY)
+
+
+def field_default(f: dataclasses.Field) -> Any:
+    """A dataclass field's default value (its factory's value when it has one)."""
+    if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
 
 
 @dataclass(frozen=True)
@@ -88,16 +122,14 @@ class Adjustment:
         return f"{self.field}: {self.given!r} → {self.used!r} ({self.reason})"
 
 
-def _bounds(f: dataclasses.Field) -> Bounds | None:
-    return f.metadata.get(_KEY)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check(value: Any, b: Bounds, kind: type | None) -> str | None:
     """Why ``value`` is not acceptable for the field (None when it is)."""
+    if b.check is not None:
+        return b.check(value)
     if b.choices is not None:
         return None if value in b.choices else f"must be one of {b.choices}"
     if b.subset_of is not None:
@@ -144,7 +176,7 @@ class Bounded:
         """Raise :class:`ConfigError` for the first field outside its bounds."""
         types = self._field_types()
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            b = _bounds(f)
+            b = field_bounds(f)
             if b is None:
                 continue
             value = getattr(self, f.name)
@@ -153,7 +185,7 @@ class Bounded:
                 continue
             why = _check(value, b, kind)
             if why:
-                raise ConfigError(f"{type(self).__name__}.{f.name} {why}, got {value!r}")
+                raise ConfigError(f"{type(self).__name__}.{f.name} {why}, got {b.show(value)}")
 
     @classmethod
     def clamp(cls, values: Mapping[str, Any] | None = None) -> tuple[Self, list[Adjustment]]:
@@ -175,8 +207,8 @@ class Bounded:
         for name, f in fields.items():
             if not f.init:
                 continue
-            b = _bounds(f)
-            default = f.default
+            b = field_bounds(f)
+            default = field_default(f)
             if name not in values:
                 if b is not None:
                     changes.append(Adjustment(name, None, default, "missing"))
@@ -208,29 +240,45 @@ class Bounded:
         rows = []
         types = cls._field_types()
         for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            b = _bounds(f)
+            b = field_bounds(f)
             if b is None:
                 continue
-            value = getattr(instance, f.name) if instance is not None else f.default
+            default = field_default(f)
+            value = getattr(instance, f.name) if instance is not None else default
             kind, optional = types[f.name]
-            accepts = "true | false" if kind is bool else b.text()
+            accepts = "true | false" if kind is bool and b.accepts is None else b.text()
             rows.append(
                 {
                     "field": f.name,
                     "value": value,
-                    "default": f.default,
+                    "default": default,
                     "accepts": accepts + (" | None" if optional else ""),
                     "help": b.help,
                 }
             )
         return rows
 
+    @classmethod
+    def describe_field(cls, name: str) -> dict[str, Any]:
+        """The :meth:`describe` row of field ``name``."""
+        return next(row for row in cls.describe() if row["field"] == name)
+
+    @classmethod
+    def field_problem(cls, name: str, value: Any) -> str | None:
+        """Why ``value`` is not acceptable for field ``name`` (None when it is)."""
+        f = next(f for f in dataclasses.fields(cls) if f.name == name)  # type: ignore[arg-type]
+        b = field_bounds(f)
+        kind, optional = cls._field_types()[name]
+        if b is None or (value is None and optional):
+            return None
+        return _check(value, b, kind)
+
     def changed(self) -> dict[str, Any]:
         """The fields whose value differs from the default (a compact label for tables)."""
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if _bounds(f) is not None and getattr(self, f.name) != f.default
+            if field_bounds(f) is not None and getattr(self, f.name) != field_default(f)
         }
 
 

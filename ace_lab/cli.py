@@ -27,6 +27,7 @@ from ace_lab.cli_commands.errors import (
     known_error_types,
     one_line,
 )
+from ace_lab.config import DEFAULT_TIER
 
 PROG = "ace-lab"
 TASKS = ["qa", "qfs", "open"]
@@ -117,7 +118,9 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
         default=["hierarchical"],
         choices=["hierarchical", "openie", "typed"],
     )
-    build.add_argument("--model", help="local model tier (default: ACE_LAB_LLM_TIER or qwen1.5b)")
+    build.add_argument(
+        "--model", help=f"local model tier (default: ACE_LAB_LLM_TIER or {DEFAULT_TIER})"
+    )
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
     build.add_argument("--estimate", action="store_true", help="print expected tokens, hours")
@@ -132,8 +135,8 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     _graph_slice_size(ask)
     ask.add_argument("--question-id", help="question id in the slice (default: the first)")
     ask.add_argument("--seed", type=int, default=0)
-    ask.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
-    ask.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
+    ask.add_argument("--model", help=f"local model tier answering (default: {DEFAULT_TIER})")
+    ask.add_argument("--graph-model", default=DEFAULT_TIER, help="model the graph was built with")
     ask.add_argument("--trace", action="store_true", help="print every stage")
     ask.add_argument("--task", choices=TASKS, help="answer task (default: the data set's)")
     ask.set_defaults(handler="answering:cmd_ask")
@@ -152,8 +155,8 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--study", help="results/<study>/ folder (default: the slice id)")
-    run.add_argument("--model", help="local model tier answering (default: qwen1.5b)")
-    run.add_argument("--graph-model", default="qwen1.5b", help="model the graph was built with")
+    run.add_argument("--model", help=f"local model tier answering (default: {DEFAULT_TIER})")
+    run.add_argument("--graph-model", default=DEFAULT_TIER, help="model the graph was built with")
     run.add_argument("--concurrency", type=_count, default=1, help="questions in flight at once")
     run.add_argument("--limit", type=_count, help="only the first LIMIT questions of the slice")
     run.add_argument(
@@ -194,7 +197,7 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     judge.add_argument("--a", required=True, help="method whose win rate is reported")
     judge.add_argument("--b", required=True, help="method it is compared against")
     judge.add_argument("--limit", type=_count, help="only the first LIMIT shared questions")
-    judge.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    judge.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     judge.set_defaults(handler="studies:cmd_judge")
 
     semantic = sub.add_parser(
@@ -202,7 +205,7 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     )
     semantic.add_argument("--study", required=True, help="results/<study>/ folder")
     semantic.add_argument("--methods", nargs="+", help="methods to judge (default: all)")
-    semantic.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    semantic.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     semantic.set_defaults(handler="studies:cmd_semantic")
 
     grb = sub.add_parser(
@@ -210,7 +213,7 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     )
     grb.add_argument("--study", required=True, help="results/<study>/ folder")
     grb.add_argument("--methods", nargs="+", help="methods to score (default: all)")
-    grb.add_argument("--model", help="local model tier judging (default: qwen1.5b)")
+    grb.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     grb.add_argument(
         "--metrics",
         nargs="+",
@@ -226,6 +229,10 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     methods.add_argument("name", nargs="?", help="a method name: list every setting it runs with")
     methods.set_defaults(handler="studies:cmd_methods")
 
+    docs = sub.add_parser("docs", parents=[common], help="regenerate the docs' numbers (no LLM)")
+    docs.add_argument("--check", action="store_true", help="only list stale numbers; exit 1")
+    docs.set_defaults(handler="docs:cmd_docs")
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
@@ -240,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="show the traceback of an error instead of one line",
     )
+    for where in (parser, common):
+        where.add_argument(
+            "--store",
+            metavar="URL",
+            default=argparse.SUPPRESS,
+            help="graph store: embedded, falkordb://host:port[/graph] or "
+            "bolt://host:port[/database] (default: ACE_LAB_GRAPH_STORE, else embedded)",
+        )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _llm_parsers(sub, common)
     _data_parsers(sub, common)
@@ -256,12 +271,25 @@ def _dispatch(args: argparse.Namespace) -> int:
     return int(handler(args) or 0)
 
 
+def _use_store(url: str) -> None:
+    """``--store``: the graph store every command of this process reads (checked first)."""
+    import os
+
+    from ace_lab.config import env_name
+    from ace_lab.graph.store.url import parse_store_url
+
+    parse_store_url(url)  # a bad URL is one line here, before any work
+    os.environ[env_name("graph", "store")] = url
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``ace-lab`` command; the exit status (module docstring: the error boundary)."""
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
         debug = args.debug
+        if getattr(args, "store", None):
+            _use_store(args.store)
         return _dispatch(args)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -151,7 +151,6 @@ class Answer:
     text: str
     context: Context
     trace: Trace
-    meta: dict[str, Any] = field(default_factory=dict)  # being replaced by the fields below
     method: str = ""
     raw: str | None = None  # the model's reply the answer was parsed from
     retrieval_calls: int | None = None

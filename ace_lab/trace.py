@@ -76,7 +76,6 @@ class Step:
     name: str
     kind: str = "other"
     inputs: dict[str, Any] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)  # being replaced by ``payload``
     #: What the stage decided, typed (``ace_lab.steps``); views dispatch on its type.
     payload: StepPayload | None = None
     #: Structured LLM calls in this step that needed a retry or fell back to their default.

@@ -31,10 +31,11 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.arc.names import ARC_HEADS, head_of, parse_name
+from ace_lab.arc.names import ARC_HEADS
 from ace_lab.config import load_settings
 from ace_lab.eval.export import to_markdown
 from ace_lab.eval.study import read_jsonl, record_files
+from ace_lab.registry import graph_family, head_of
 
 
 def is_arc_method(method: str) -> bool:
@@ -44,7 +45,7 @@ def is_arc_method(method: str) -> bool:
 
 def family_of(method: str) -> str:
     """The graph family a method name reads (``@openie``; ArcRAG's default is the typed graph)."""
-    return parse_name(method)[2]
+    return graph_family(method)
 
 
 def _median(values: Iterable[float]) -> float:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ace_lab.config import load_settings
+from ace_lab.config import DEFAULT_TIER, load_settings
 from ace_lab.graph.build import FAMILIES, build_graph, load_graph
 from ace_lab.graph.build import run_dir as run_dir_of
 from ace_lab.graph.store import FalkorDBServerProcess
@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="hotpotqa_dev_sample200")
     parser.add_argument("--n", type=int, default=20)
-    parser.add_argument("--model", default="qwen1.5b")
+    parser.add_argument("--model", default=DEFAULT_TIER)
     args = parser.parse_args()
     settings = load_settings(tier=args.model)
     rows = []

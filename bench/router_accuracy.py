@@ -14,7 +14,7 @@ comparison and bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN). Wr
 - ``confusion.csv`` / ``confusion.md``: question type × label counts per data set and prompt,
   and the accuracy under the proxy mapping with a 95% bootstrap interval, computed from
   ``routes.json`` alone (:func:`render`; the tables and the reader are
-  :mod:`ace_lab.eval.router_routes`, which notebook 08 shows), so they can be checked
+  :mod:`ace_lab.ace.report.routes`, which notebook 08 shows), so they can be checked
   against it.
 
 The LLM is the configured one (``ace-lab llm start`` for the local model); every response is
@@ -34,15 +34,15 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.ace.analysis import proxy_topology
-from ace_lab.ace.router import ROUTER_PROMPTS, route
-from ace_lab.data import Question
-from ace_lab.eval.export import to_markdown
-from ace_lab.eval.router_routes import (  # noqa: F401  (read_routes: the tables' reader)
+from ace_lab.ace.report.routes import (  # noqa: F401  (read_routes: the tables' reader)
     accuracy_table,
     confusion_table,
     paired_table,
     read_routes,
 )
+from ace_lab.ace.router import ROUTER_PROMPTS, route
+from ace_lab.data import Question
+from ace_lab.eval.export import to_markdown
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
 

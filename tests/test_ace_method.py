@@ -3,6 +3,8 @@ stage recorded in the trace (scripted LLM for control flow; the smoke model for 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ace_lab.ace.method import AceConfig
@@ -10,6 +12,8 @@ from ace_lab.bounded import ConfigError
 from ace_lab.data import load_dataset
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
+from ace_lab.steps import from_record, to_record
+from ace_lab.steps.ace import AceDetails, PolicyDecision
 from tests.conftest import ScriptedClient, ace_reply
 
 STAGES = ["retrieve:base", "policy", "plan", "retrieve:depth", "retrieve:breadth", "merge", "adapt"]
@@ -21,9 +25,10 @@ def test_full_and_adaptive_trace_every_stage(settings, toy_graph):
     full = make_method("ace-full", toy_graph, llm).answer(query)
     assert full.text == "Brinemouth"
     assert [s.name for s in full.trace.steps] == [*STAGES, "generate"]
-    assert full.meta["retrieval_calls"] == 3 and full.meta["policy"]["label"] == (
-        "gap+depth+breadth+prune"
-    )
+    assert full.retrieval_calls == 3 and full.method == "ace-full"
+    assert full.details.columns()["policy"]["label"] == "gap+depth+breadth+prune"
+    assert isinstance(full.trace.find("policy").payload, PolicyDecision)
+    assert full.trace.find("merge").payload.n == len(full.trace.find("merge").added)
     assert full.trace.summary()["llm_calls"] == 2  # planner + generation
     merged = full.trace.find("merge").added
     assert {e.branch for e in merged} >= {"base"} and all(e.meta["provenance"] for e in merged)
@@ -32,15 +37,15 @@ def test_full_and_adaptive_trace_every_stage(settings, toy_graph):
     adaptive = make_method("ace-adaptive", toy_graph, llm).answer(query)
     names = [s.name for s in adaptive.trace.steps]
     assert names[:2] == ["retrieve:base", "route"] and "retrieve:breadth" not in names
-    assert adaptive.meta["topology"] == "POINT" and adaptive.meta["retrieval_calls"] == 2
+    assert adaptive.details.columns()["topology"] == "POINT" and adaptive.retrieval_calls == 2
     assert adaptive.trace.summary()["llm_calls"] == 3
 
 
 def test_fixed_multires_makes_one_llm_call_and_three_retrievals(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     answer = make_method("ace-fixed-multires", toy_graph, llm).answer("tidal lantern museum")
-    assert answer.trace.summary()["llm_calls"] == 1 and answer.meta["retrieval_calls"] == 3
-    assert answer.meta["plan"]["queries"] == {
+    assert answer.trace.summary()["llm_calls"] == 1 and answer.retrieval_calls == 3
+    assert answer.details.columns()["plan"]["queries"] == {
         "depth": "tidal lantern museum",
         "breadth": "tidal lantern museum",
     }
@@ -57,10 +62,10 @@ def test_full_and_adaptive_with_the_smoke_model(settings, toy_graph):
             answer = make_method(name, toy_graph, llm).answer(query)
             steps = {s.name: s for s in answer.trace.steps}
             assert {"retrieve:base", "policy", "plan", "merge", "adapt", "generate"} <= set(steps)
-            assert steps["generate"].llm_calls and answer.meta["raw"]
+            assert steps["generate"].llm_calls and answer.raw
             assert answer.context.evidence
             if name == "ace-adaptive":
-                assert steps["route"].outputs["topology"] in (
+                assert steps["route"].payload.topology in (
                     "POINT",
                     "CONTRAST",
                     "CHAIN",
@@ -74,7 +79,7 @@ def test_adaptive_records_the_routers_attempts_raw_label_and_fallback(settings, 
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     query = load_dataset("toy").questions[0].question
     adaptive = make_method("ace-adaptive", toy_graph, llm).answer(query)
-    assert adaptive.meta["router"] == {
+    assert adaptive.details.columns()["router"] == {
         "prompt": "paper",
         "label": "POINT",
         "raw_label": "POINT",
@@ -83,16 +88,17 @@ def test_adaptive_records_the_routers_attempts_raw_label_and_fallback(settings, 
         "errors": [],
     }
     route_step = adaptive.trace.find("route")
-    assert route_step.inputs["prompt"] == "paper" and route_step.outputs["raw_label"] == "POINT"
+    assert route_step.inputs["prompt"] == "paper" and route_step.payload.raw_label == "POINT"
     full = make_method("ace-full", toy_graph, llm).answer(query)
-    assert full.meta["router"] is None and full.meta["topology"] is None
+    columns = full.details.columns()
+    assert columns["router"] is None and columns["topology"] is None
 
 
 def test_the_router_prompt_is_a_bounded_choice(settings, toy_graph):
     client = ScriptedClient(ace_reply)
     llm = LLM(settings, client=client)
     answer = make_method("ace-adaptive-fewshot", toy_graph, llm).answer("tidal lantern museum")
-    assert answer.meta["router"]["prompt"] == "fewshot"
+    assert answer.details.columns()["router"]["prompt"] == "fewshot"
     router_request = next(
         r for r in client.requests if "Strategic Router" in r["messages"][0]["content"]
     )
@@ -100,3 +106,23 @@ def test_the_router_prompt_is_a_bounded_choice(settings, toy_graph):
     assert AceConfig().router_prompt == "paper"
     with pytest.raises(ConfigError, match="router_prompt"):
         AceConfig(mode="adaptive", router_prompt="zero-shot")  # type: ignore[arg-type]
+
+
+def test_every_stage_records_a_typed_payload_and_the_details_round_trip(settings, toy_graph):
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    query = load_dataset("toy").questions[0].question
+    answer = make_method("ace-adaptive", toy_graph, llm).answer(query)
+    kinds = {s.name: type(s.payload).__name__ for s in answer.trace.steps}
+    assert kinds == {
+        "retrieve:base": "Retrieval",
+        "route": "RouterDecision",
+        "policy": "PolicyDecision",
+        "plan": "GapPlan",
+        "retrieve:depth": "BranchRetrieval",
+        "merge": "Consolidation",
+        "adapt": "Selection",
+        "generate": "Generation",
+    }
+    restored = from_record(json.loads(json.dumps(to_record(answer.details))))
+    assert isinstance(restored, AceDetails) and restored.columns() == answer.details.columns()
+    assert set(answer.details.columns()) == {"policy", "topology", "router", "plan"}

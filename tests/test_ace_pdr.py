@@ -9,6 +9,7 @@ from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import BranchQuery
 from ace_lab.evidence import Evidence, Trace
+from ace_lab.steps.ace import BranchRetrieval
 
 
 class MeetingRetriever:
@@ -38,3 +39,6 @@ def test_branches_run_concurrently():
     assert increments["breadth"][0].meta["goal"] == "diversity"
     steps = {s.name: s for s in trace.steps}
     assert steps["retrieve:depth"].queries == ["d"] and steps["retrieve:breadth"].queries == ["b"]
+    depth = steps["retrieve:depth"].payload
+    assert isinstance(depth, BranchRetrieval) and (depth.branch, depth.mode) == ("depth", "local")
+    assert depth.evidence_ids == tuple(e.id for e in increments["depth"])

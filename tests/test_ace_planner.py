@@ -7,6 +7,7 @@ import json
 from ace_lab.ace.planner import plan
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
+from ace_lab.steps.ace import GapPlan
 from tests.conftest import ScriptedClient
 
 
@@ -43,3 +44,9 @@ def test_planner_fallback_is_one_local_retrieval_with_the_original_query(setting
     assert made.fallback and list(made.queries) == ["depth"]
     assert made.queries["depth"].query == "original q"
     assert any("original query" in n for n in step.notes)
+    assert made.payload() == GapPlan("", {"depth": "original q"}, True)
+    assert made.payload().summary() == {
+        "analysis": "",
+        "queries": {"depth": "original q"},
+        "fallback": True,
+    }

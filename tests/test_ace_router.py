@@ -22,7 +22,7 @@ def test_router_parses_and_records_label(settings):
     with trace.step("route") as step:
         decision = route(llm, "Who is the spouse of the director of X?")
     assert (decision.topology, decision.fallback, decision.attempts) == ("CHAIN", False, 1)
-    assert step.outputs["topology"] == "CHAIN"
+    assert step.payload == decision and step.payload.topology == "CHAIN"
     request = llm._client.requests[0]
     assert request["temperature"] == 0.0 and "json_schema" in json.dumps(request["response_format"])
 
@@ -33,7 +33,7 @@ def test_router_falls_back_to_overview_after_three_attempts(settings):
     with trace.step("route") as step:
         decision = route(llm, "q")
     assert (decision.topology, decision.fallback, decision.attempts) == ("OVERVIEW", True, 3)
-    assert step.outputs["fallback"] is True and any("OVERVIEW" in n for n in step.notes)
+    assert step.payload.fallback is True and any("OVERVIEW" in n for n in step.notes)
     assert len(llm._client.requests) == 3
 
 
@@ -75,7 +75,7 @@ def test_a_fallback_has_no_raw_label_and_keeps_the_errors(settings):
     meta = decision.to_meta()
     assert meta["fallback"] is True and meta["raw_label"] is None and meta["attempts"] == 3
     assert len(meta["errors"]) == 3 and "STAR" in meta["errors"][0]
-    assert step.outputs["raw_label"] is None and step.outputs["prompt"] == "paper"
+    assert step.payload.raw_label is None and step.payload.prompt == "paper"
 
 
 def test_the_fewshot_prompt_is_a_choice_and_other_prompts_are_refused(settings):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ace_lab.arc.execute import MAX_HOPS, bound_paths, run_cypher
+from ace_lab.arc.execute import MAX_HOPS, TRACE_ROWS, bound_paths, query_log, run_cypher
 from ace_lab.graph.store import QueryTimeout, ReadResult
 from ace_lab.trace import Trace
 
@@ -57,22 +57,24 @@ class FixedStore:
 def test_a_timeout_is_recorded_with_the_budget_it_ran_under():
     store = SlowStore()
     trace = Trace()
-    with trace.activate(), trace.step("cypher:x") as step:
+    with trace.activate(), trace.step("cypher:x") as step, query_log() as log:
         rec = run_cypher(store, "MATCH (n) RETURN n", {"k": 1}, timeout_ms=7, max_rows=3)
     assert not rec.ok and rec.error.startswith("QueryTimeout")
     assert store.calls == [("MATCH (n) RETURN n", 7, 3)]
     assert step.queries == ["MATCH (n) RETURN n"]
-    logged = step.outputs["cypher"][0]
-    assert logged["error"] == rec.error and logged["params"] == {"k": 1} and logged["n_rows"] == 0
+    logged = log[0].recorded()
+    assert logged.error == rec.error and logged.params == {"k": 1} and logged.n_rows == 0
 
 
 def test_truncation_and_row_counts_are_recorded():
     trace = Trace()
-    with trace.activate(), trace.step("cypher:x") as step:
+    with trace.activate(), trace.step("cypher:x"), query_log() as log:
         rec = run_cypher(FixedStore(), "MATCH (n) RETURN n", timeout_ms=5, max_rows=40)
+        run_cypher(FixedStore(), "MATCH (m) RETURN m", timeout_ms=5, max_rows=1, record=False)
     assert rec.truncated and rec.n_rows == 40
-    logged = step.outputs["cypher"][0]
-    assert logged["truncated"] and logged["n_rows"] == 40 and len(logged["rows"]) == 20
+    assert log == [rec]  # a query run with record=False is not logged
+    logged = rec.recorded()
+    assert logged.truncated and logged.n_rows == 40 and len(logged.rows) == TRACE_ROWS
 
 
 def test_empty_query_is_an_error_not_a_call():

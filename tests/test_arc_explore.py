@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.execute import query_log
 from ace_lab.arc.explore import explore, probe
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.retrieve import retrieve
@@ -33,15 +34,22 @@ def test_probe_reads_signatures_with_counts_at_the_anchors(typed_graph, openie_g
 
 
 def test_explorers_run_in_parallel_within_their_turn_budget(settings, typed_graph):
-    turn = {"queries": ["MATCH (a)-[r]->(b) WHERE a.id IN $anchors RETURN a, r, b",
-                        "MATCH (n) DETACH DELETE n", "MATCH p=(a)-[*]-(b) RETURN count(p) AS n"],
-            "descriptors": ["co-founded", " "], "aliases": [["Ilse Marrin", "I. Marrin"], ["x"]],
-            "notes": "n", "done": False}  # fmt: skip
+    turn = {
+        "queries": [
+            "MATCH (a)-[r]->(b) WHERE a.id IN $anchors RETURN a, r, b",
+            "MATCH (n) DETACH DELETE n",
+            "MATCH p=(a)-[*]-(b) RETURN count(p) AS n",
+        ],
+        "descriptors": ["co-founded", " "],
+        "aliases": [["Ilse Marrin", "I. Marrin"], ["x"]],
+        "notes": "n",
+        "done": False,
+    }
     client = ScriptedClient(arc_reply(explore=turn))
     schema, r = setup(typed_graph)
     budget = Budget(explorers=2, explorer_turns=2)
     trace = Trace()
-    with trace.activate(), trace.step("explore") as step:
+    with trace.activate(), trace.step("explore"), query_log() as log:
         interface = explore(LLM(settings, client=client), typed_graph.store, schema, "q", r, budget)
     calls = [arc_prompt(k) for k in client.requests]
     assert calls.count("explore") == 4  # 2 explorers × 2 turns, never more
@@ -49,10 +57,10 @@ def test_explorers_run_in_parallel_within_their_turn_budget(settings, typed_grap
         k["messages"][1]["content"].split("Focus: ")[1].split("\n")[0] for k in client.requests
     }
     assert len(focuses) == 2
-    logged = step.outputs["cypher"]
-    writes = [q for q in logged if "DELETE" in q["text"]]
-    assert len(writes) == 4 and all("WriteQueryError" in q["error"] for q in writes)
-    assert any(q["rewritten"] for q in logged)
+    logged = interface.built(1, tuple(q.recorded() for q in log)).queries
+    writes = [q for q in logged if "DELETE" in q.text]
+    assert len(writes) == 4 and all("WriteQueryError" in q.error for q in writes)
+    assert any(q.rewritten for q in logged)
     assert "co-founded" in interface.descriptors and "BORN_IN" in interface.descriptors
     assert interface.alias_groups == (("Ilse Marrin", "I. Marrin"),)
     assert "Ilse Marrin -[CO_FOUNDED]-> the Varrowmere Lantern Works" in interface.paths
@@ -66,10 +74,16 @@ def test_malformed_explorer_output_ends_that_explorer(settings, typed_graph):
     schema, r = setup(typed_graph)
     trace = Trace()
     with trace.activate(), trace.step("explore") as step:
-        interface = explore(LLM(settings, client=client), typed_graph.store, schema, "q", r,
-                            Budget(explorers=2, explorer_turns=3))  # fmt: skip
+        interface = explore(
+            LLM(settings, client=client),
+            typed_graph.store,
+            schema,
+            "q",
+            r,
+            Budget(explorers=2, explorer_turns=3),
+        )
     assert [arc_prompt(k) for k in client.requests].count("explore") == 6  # 3 JSON tries each
-    assert len(step.outputs["fallbacks"]) == 2
+    assert [r.outcome for r in step.repairs] == ["fallback", "fallback"]
     assert interface.signatures and not interface.alias_groups  # the probe still counts
 
 
@@ -77,9 +91,12 @@ def test_interface_renders_every_part_and_serialises():
     empty = QueryInterface()
     assert empty.empty and "nothing was explored" in empty.render()
     full = QueryInterface(
-        descriptors=("a",), signatures=(("X", "a", "Y", 2),), alias_groups=(("m", "n"),),
-        paths=("m -[a]-> y",), notes=("ok",),
-    )  # fmt: skip
+        descriptors=("a",),
+        signatures=(("X", "a", "Y", 2),),
+        alias_groups=(("m", "n"),),
+        paths=("m -[a]-> y",),
+        notes=("ok",),
+    )
     text = full.render()
     assert "(X)-[a]->(Y) ×2" in text and "m = n" in text and "- m -[a]-> y" in text
     assert json.loads(json.dumps(full.to_dict()))["signatures"] == [["X", "a", "Y", 2]]

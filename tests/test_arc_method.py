@@ -13,13 +13,35 @@ import pytest
 from ace_lab.arc.budget import Budget
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
+from ace_lab.steps import from_record, to_record
+from ace_lab.steps.arc import CypherExecution
 from tests.conftest import ARC_QUESTION, ScriptedClient, arc_prompt, arc_reply
 
-STAGES = ["schema", "plan:rewrite", "retrieve:p1", "explore:p1", "plan:p1", "cypher:p1.s0",
-          "cypher:p1.s1", "witness:p1", "generate:p1", "judge:p1", "stop"]  # fmt: skip
-STATS = {"cypher_queries", "valid_rate", "acceptable_rate", "first_acceptable_rate",
-         "passes_used", "witness_nodes", "witness_edges", "stop_reason", "cache_hit_share",
-         "interface_size"}  # fmt: skip
+STAGES = [
+    "schema",
+    "plan:rewrite",
+    "retrieve:p1",
+    "explore:p1",
+    "plan:p1",
+    "cypher:p1.s0",
+    "cypher:p1.s1",
+    "witness:p1",
+    "generate:p1",
+    "judge:p1",
+    "stop",
+]
+STATS = {
+    "cypher_queries",
+    "valid_rate",
+    "acceptable_rate",
+    "first_acceptable_rate",
+    "passes_used",
+    "witness_nodes",
+    "witness_edges",
+    "stop_reason",
+    "cache_hit_share",
+    "interface_size",
+}
 
 
 def ask(settings, graph, name, **overrides):
@@ -36,48 +58,62 @@ def test_arcrag_records_every_stage_on_both_families(settings, typed_graph, open
     assert answer.text == "Kesterholm"
     assert [s.name for s in answer.trace.steps] == STAGES
     steps = {s.name: s for s in answer.trace.steps}
-    assert steps["schema"].outputs["schema"]["chunk_backed"]
-    assert steps["retrieve:p1"].outputs["gaps"] == ("Zorblax Tower",)
-    assert steps["explore:p1"].outputs["size"] > 0
-    for key in ("text", "params", "n_rows", "truncated", "ms", "error"):
-        assert key in steps["cypher:p1.s0"].outputs["cypher"][0]
-    assert steps["cypher:p1.s0"].outputs["accepted"] and steps["cypher:p1.s0"].added
+    assert steps["schema"].payload.schema["chunk_backed"]
+    assert steps["retrieve:p1"].payload.gaps == ("Zorblax Tower",)
+    assert steps["explore:p1"].payload.size > 0 and steps["explore:p1"].payload.queries
+    execution = steps["cypher:p1.s0"].payload
+    assert isinstance(execution, CypherExecution) and execution.accepted
+    assert (execution.pass_index, execution.subplan_index) == (1, 0)
+    assert steps["cypher:p1.s1"].payload.subplan_index == 1 and steps["cypher:p1.s0"].added
+    assert execution.attempts[0].query.n_rows > 0 and execution.new_elements > 0
     passages = set(graph.indexes.get("passages").ids)
     assert answer.context.evidence and {e.id for e in answer.context} <= passages
     assert {e.kind for e in answer.context} == {"passage"}
-    stats = answer.meta["stats"]
+    stats = answer.details.stats
+    assert answer.details.columns() == {"stats": stats} and answer.method == name
     assert set(stats) >= STATS and stats["stop_reason"] == "sufficient"
     assert stats["passes_used"] == 1 and stats["witness_edges"] > 0
-    assert answer.meta["witness"]["queries"][0]["query_id"] == "p1.s0"
+    assert answer.details.witness["queries"][0]["query_id"] == "p1.s0"
     json.dumps(stats), answer.trace.to_json()  # serialisable for the records
+    # every payload (and the details) reloads from its record as the same type and record
+    for payload in [s.payload for s in answer.trace.steps] + [answer.details]:
+        stored = json.loads(json.dumps(to_record(payload)))
+        loaded = from_record(stored)
+        assert type(loaded) is type(payload) and json.loads(json.dumps(to_record(loaded))) == stored
 
 
 def test_follow_up_loop_stops_at_the_pass_cap(settings, typed_graph):
     follow = {"sufficient": False, "missing": "x", "follow_up": "Where was Ilse Marrin born?"}
     answer, client = ask(settings, typed_graph, "arcrag:r1p3", sufficient=follow)
     calls = [arc_prompt(k) for k in client.requests]
-    assert answer.meta["stats"]["passes_used"] == 3
-    assert answer.meta["stats"]["stop_reason"] == "pass cap"
+    assert answer.details.stats["passes_used"] == 3
+    assert answer.details.stats["stop_reason"] == "pass cap"
     names = [s.name for s in answer.trace.steps]
     assert [n for n in names if n.startswith("judge")] == ["judge:p1", "judge:p2"]  # not at cap
     assert calls.count("rewrite") == 1  # once, before the loop
-    queries = [p["query"] for p in answer.meta["passes"]]
+    queries = [p.query for p in answer.details.passes]
     assert queries[1:] == ["Where was Ilse Marrin born?"] * 2
     assert names.count("generate:p3") == 1
 
 
 def test_no_follow_up_ends_the_loop(settings, typed_graph):
-    answer, _ = ask(settings, typed_graph, "arcrag-generator",
-                    sufficient={"sufficient": False, "follow_up": ""})  # fmt: skip
-    assert answer.meta["stats"]["passes_used"] == 1
+    answer, _ = ask(
+        settings, typed_graph, "arcrag-generator", sufficient={"sufficient": False, "follow_up": ""}
+    )
+    assert answer.details.stats["passes_used"] == 1
 
 
 def test_direct_cypher_is_one_attempt_one_pass_from_the_schema(settings, openie_graph):
     answer, client = ask(settings, openie_graph, "direct-cypher@openie")
     assert [arc_prompt(k) for k in client.requests] == ["direct", "answer"]
     assert [s.name for s in answer.trace.steps] == [
-        "schema", "cypher:p1.s0", "witness:p1", "generate:p1", "stop"]  # fmt: skip
-    assert answer.meta["stats"]["cypher_queries"] == 1
+        "schema",
+        "cypher:p1.s0",
+        "witness:p1",
+        "generate:p1",
+        "stop",
+    ]
+    assert answer.details.stats["cypher_queries"] == 1
 
 
 def test_ablations_skip_their_stages(settings, typed_graph):
@@ -97,8 +133,8 @@ def test_a_larger_budget_replays_the_smaller_ones_calls(settings, typed_graph):
     large, c2 = ask(settings, typed_graph, "arcrag:r3p1", compile=bad)
     first = [json.dumps(k["messages"]) for k in c1.requests]
     assert c2.requests and all(json.dumps(k["messages"]) not in first for k in c2.requests)
-    assert large.meta["stats"]["cache_hit_share"] > 0.5  # only the refinements were new
-    assert large.meta["stats"]["cypher_queries"] > small.meta["stats"]["cypher_queries"]
+    assert large.details.stats["cache_hit_share"] > 0.5  # only the refinements were new
+    assert large.details.stats["cypher_queries"] > small.details.stats["cypher_queries"]
 
 
 #: The smallest real run: one explorer turn, the neighbourhood scan only, one attempt, one pass.
@@ -148,8 +184,8 @@ def test_arcrag_and_direct_cypher_with_the_smoke_model(
                 answer = method.answer(ARC_QUESTION)
                 steps = {s.name: s for s in answer.trace.steps}
                 assert {"schema", "cypher:p1.s0", "generate:p1", "stop"} <= set(steps)
-                assert answer.meta["raw"] and answer.meta["stats"]["passes_used"] == 1
-                stats = answer.meta["stats"]
+                assert answer.raw and answer.details.stats["passes_used"] == 1
+                stats = answer.details.stats
                 # one subplan, one attempt: model-written, or the scan's template
                 assert stats["cypher_queries"] + stats["templated_queries"] == 1
                 assert all(c.completion_tokens <= 800 for c in answer.trace.llm_calls)

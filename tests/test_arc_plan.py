@@ -4,15 +4,16 @@ anchor binding limited to real anchors, and the recorded fallbacks for malformed
 from __future__ import annotations
 
 from ace_lab.arc.budget import Budget
-from ace_lab.arc.interface import Anchor, QueryInterface
+from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import SCAN_GOAL, plan, question_plan, scan_plan
 from ace_lab.arc.schema import StoreSchema
 from ace_lab.llm import LLM
+from ace_lab.steps.arc import ArcAnchor
 from tests.conftest import ScriptedClient, arc_prompt, arc_reply
 
 SCHEMA = StoreSchema(labels=(("A", 2),), rel_types=(("R", 1),), property_keys=("k",), key="k")
 IFACE = QueryInterface(
-    anchors=(Anchor("a1", "Alpha", ("A",), "alpha"), Anchor("a2", "Beta", ("A",), "beta"))
+    anchors=(ArcAnchor("a1", "Alpha", ("A",), "alpha"), ArcAnchor("a2", "Beta", ("A",), "beta"))
 )
 
 
@@ -24,8 +25,13 @@ def run(settings, **overrides):
 
 def test_subplans_are_capped_and_end_with_the_scan(settings):
     many = {"answer_type": "Date", "subplans": [{"goal": f"g{i}", "hops": ["R"]} for i in range(6)]}
-    out, calls = run(settings, plan=many, bind={"bindings": [
-        {"subplan": 0, "anchors": ["a2", "zz"]}, {"subplan": 9, "anchors": ["a1"]}]})  # fmt: skip
+    out, calls = run(
+        settings,
+        plan=many,
+        bind={
+            "bindings": [{"subplan": 0, "anchors": ["a2", "zz"]}, {"subplan": 9, "anchors": ["a1"]}]
+        },
+    )
     assert calls == ["plan", "bind"]
     assert out.answer_type == "date"
     assert [s.goal for s in out.subplans] == ["g0", "g1", SCAN_GOAL]
@@ -36,8 +42,10 @@ def test_subplans_are_capped_and_end_with_the_scan(settings):
 
 
 def test_a_scan_the_planner_wrote_is_kept_once(settings):
-    given = {"answer_type": "entity", "subplans": [
-        {"goal": "look around", "open_scan": True}, {"goal": "g", "hops": ["R"]}]}  # fmt: skip
+    given = {
+        "answer_type": "entity",
+        "subplans": [{"goal": "look around", "open_scan": True}, {"goal": "g", "hops": ["R"]}],
+    }
     out, _ = run(settings, plan=given)
     assert [s.open_scan for s in out.subplans] == [False, True]
     assert not any("no neighbourhood scan" in f for f in out.fallbacks)
@@ -67,8 +75,10 @@ def test_plans_without_a_planner():
 def test_over_long_fields_are_cut_not_a_failed_attempt(settings):
     """A small model's wordy answer type or a seventh hop is truncated on validation: the
     first reply is used (one call), not retried twice and then replaced by the fallback."""
-    wordy = {"answer_type": "the name of the city where the person was born " * 3,
-             "subplans": [{"goal": "g" * 900, "hops": [f"R{i}" for i in range(9)]}]}  # fmt: skip
+    wordy = {
+        "answer_type": "the name of the city where the person was born " * 3,
+        "subplans": [{"goal": "g" * 900, "hops": [f"R{i}" for i in range(9)]}],
+    }
     out, calls = run(settings, plan=wordy)
     assert calls == ["plan", "bind"]
     assert len(out.answer_type) == 40 and len(out.subplans[0].goal) == 400

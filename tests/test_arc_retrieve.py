@@ -4,6 +4,7 @@ deterministic gap analysis, and the chunk scope of later queries."""
 from __future__ import annotations
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.execute import query_log
 from ace_lab.arc.retrieve import names_phrase, retrieve, rewrite_query, search_phrases
 from ace_lab.arc.schema import introspect, schema_for
 from ace_lab.llm import LLM
@@ -36,7 +37,7 @@ def test_anchors_gaps_and_scope_on_both_families(typed_graph, openie_graph):
     for graph in (typed_graph, openie_graph):
         schema, _ = schema_for(graph)
         trace = Trace()
-        with trace.activate(), trace.step("retrieve") as step:
+        with trace.activate(), trace.step("retrieve") as step, query_log() as log:
             r = retrieve(graph, schema, phrases, Budget())
         texts = {a.text for a in r.anchors}
         assert texts == {"Ilse Marrin", "Lake Varrow"}, graph.name
@@ -45,7 +46,7 @@ def test_anchors_gaps_and_scope_on_both_families(typed_graph, openie_graph):
         assert r.chunk_ids and set(r.chunk_ids) <= passages
         assert {a.phrase for a in r.anchors} == {"Ilse Marrin", "Lake Varrow"}
         assert not set(r.anchor_keys) & passages  # anchors are never passage nodes
-        assert step.queries and all(q["error"] is None for q in step.outputs["cypher"])
+        assert step.queries and log and all(q.error is None for q in log)
 
 
 def test_without_passage_provenance_the_triple_store_gives_hints(typed_graph):

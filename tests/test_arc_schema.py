@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from ace_lab.arc.execute import query_log
 from ace_lab.arc.schema import introspect, schema_for
 from ace_lab.graph.seeds import STRUCTURAL_EDGE_TYPES
 from ace_lab.graph.store.load_plan import EDGE_PROPERTIES, NODE_PROPERTIES
@@ -52,10 +53,10 @@ def test_introspection_is_cached_and_its_queries_recorded(typed_graph, openie_gr
     again, cached = schema_for(openie_graph)
     assert cached and again is first
     trace = Trace()
-    with trace.activate(), trace.step("schema", kind="schema") as step:
+    with trace.activate(), trace.step("schema", kind="schema") as step, query_log() as log:
         fresh = introspect(typed_graph.store, typed_graph.indexes.get("passages").ids[:5])
     assert fresh.labels == schema_for(typed_graph)[0].labels
-    assert step.queries and all(q["error"] is None for q in step.outputs["cypher"])
+    assert step.queries and log and all(q.error is None for q in log)
 
 
 def test_a_graph_without_passage_store_is_not_chunk_backed(typed_graph):

@@ -1,6 +1,6 @@
 """bench/router_accuracy.py: routing a slice's questions and the files it writes, recomputable
 from the routes alone (a scripted router, no model); the tables themselves are tested in
-test_eval_router_routes.py."""
+test_ace_report_routes.py."""
 
 from __future__ import annotations
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import FrozenInstanceError, dataclass
 
 import pytest
 
-from ace_lab.bounded import Adjustment, Bounded, ConfigError, bounded
+from ace_lab.bounded import (
+    Adjustment,
+    Bounded,
+    ConfigError,
+    bounded,
+    field_bounds,
+    field_default,
+)
 
 
 @dataclass(frozen=True)
@@ -95,3 +103,38 @@ def test_bounded_fields_need_help_and_immutable_defaults():
         bounded(1, help="")
     with pytest.raises(TypeError, match="immutable"):
         bounded([1], help="a list")
+
+
+def _even(value: int) -> str | None:
+    return None if value % 2 == 0 else "must be even"
+
+
+@dataclass(frozen=True)
+class Extras(Bounded):
+    size: int = bounded(2, check=_even, accepts="an even number", help="an even size")
+    token: str | None = bounded(None, redact=lambda _: "***", help="a secret")
+    tags: tuple[str, ...] = bounded(factory=lambda: ("a",), help="made by a factory")
+
+
+def test_a_check_decides_and_accepts_says_so_in_words():
+    with pytest.raises(ConfigError, match="size must be even, got 3"):
+        Extras(size=3)
+    assert Extras.describe_field("size")["accepts"] == "an even number"
+    assert Extras.field_problem("size", 5) == "must be even"
+    assert Extras.field_problem("size", 4) is None and Extras.field_problem("token", None) is None
+
+
+def test_a_redacted_value_never_shows_in_messages():
+    assert Extras.describe_field("token")["accepts"] == "any | None"
+    b = field_bounds(next(f for f in dataclasses.fields(Extras) if f.name == "token"))
+    assert b is not None and b.show("sk-1") == "'***'" and b.show(None) == "None"
+
+
+def test_a_factory_default_is_made_per_instance_and_described():
+    assert Extras().tags == ("a",) and Extras.describe_field("tags")["default"] == ("a",)
+    assert field_default(next(f for f in dataclasses.fields(Extras) if f.name == "tags")) == ("a",)
+    assert Extras.clamp({})[0] == Extras() and Extras(tags=("b",)).changed() == {"tags": ("b",)}
+    with pytest.raises(TypeError, match="exactly one"):
+        bounded(1, factory=tuple, help="both")
+    with pytest.raises(TypeError, match="exactly one"):
+        bounded(help="neither")

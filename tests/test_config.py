@@ -1,10 +1,36 @@
-"""ace_lab.config: environment overrides, and secrets kept out of reprs and recorded URLs."""
+"""ace_lab.config: variables derived from field names, their generated docs, bad values as one
+line, and secrets kept out of reprs and recorded URLs."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import json
+import re
+from pathlib import Path
+
 import pytest
 
-from ace_lab.config import EmbedSettings, LLMSettings, Settings, load_settings, redact_url
+from ace_lab.bounded import Bounded, ConfigError, field_bounds
+from ace_lab.config import (
+    ALIASES,
+    DEFAULT_TIER,
+    OTHER_VARIABLES,
+    REPO_ROOT,
+    EmbedSettings,
+    GraphSettings,
+    LLMSettings,
+    ServingOptions,
+    Settings,
+    env_name,
+    from_env,
+    load_settings,
+    redact_url,
+    variables,
+)
+from ace_lab.config.docs import DOCS_PATH, markdown
+from ace_lab.index import HybridSettings
+from ace_lab.llm.endpoint import RetryPolicy
 
 KEY = "sk-SENTINEL-key-0123"
 PASSWORD = "pw-SENTINEL-0123"
@@ -78,3 +104,176 @@ def test_keyword_overrides_win_over_the_environment(monkeypatch):
     monkeypatch.setenv("ACE_LAB_LLM_TIMEOUT", "9")
     assert load_settings(timeout_s=3.0).llm.timeout_s == 3.0
     assert load_settings().llm.timeout_s == 9.0
+
+
+def test_unset_and_empty_variables_keep_the_defaults(monkeypatch):
+    for v in variables():
+        monkeypatch.delenv(v.name, raising=False)
+    monkeypatch.setenv("ACE_LAB_LLM_PORT", "")  # empty counts as unset
+    assert load_settings().llm == LLMSettings() and load_settings().embed == EmbedSettings()
+
+
+# ------------------------------------------------------------------------------ one derivation
+def test_variable_names_are_derived_from_the_field_names():
+    assert env_name("llm", "threads") == "ACE_LAB_LLM_THREADS"
+    assert env_name("llm", "timeout_s") == "ACE_LAB_LLM_TIMEOUT"  # the unit suffix is dropped
+    assert env_name("", "cache_dir") == "ACE_LAB_CACHE_DIR"
+    names = {v.path: v.name for v in variables()}
+    assert names["llm.serving.backend"] == "ACE_LAB_LLM_BACKEND"  # serving flattens into llm
+    assert names["embed.threads"] == "ACE_LAB_EMBED_THREADS"
+    for path, name in names.items():
+        section = path.split(".")[0] if "." in path else ""
+        assert name == ALIASES.get(path, env_name(section, path.rsplit(".", 1)[-1])), path
+
+
+def test_a_section_alone_reads_the_same_variables_as_the_whole_tree():
+    env = {"OPENAI_API_KEY": "k", "ACE_LAB_EMBED_THREADS": "3", "ACE_LAB_LLM_BACKEND": "xllamacpp"}
+    embed = from_env(EmbedSettings, "embed", env)
+    assert embed == from_env(Settings, "", env).embed and embed.api_key == "k"
+    assert from_env(LLMSettings, "llm", env).serving.backend == "xllamacpp"
+    assert variables(EmbedSettings, "embed") == [v for v in variables() if v.path[:6] == "embed."]
+
+
+def test_every_variable_is_one_field_and_only_the_key_is_shared():
+    names = [v.name for v in variables()]
+    shared = {n for n in names if names.count(n) > 1}
+    assert shared == {"OPENAI_API_KEY"}  # the LLM's and the embeddings' key
+    assert len(names) >= 37
+
+
+SETTINGS_CLASSES = (
+    Settings,
+    LLMSettings,
+    ServingOptions,
+    EmbedSettings,
+    HybridSettings,
+    RetryPolicy,
+)
+
+
+@pytest.mark.parametrize("cls", SETTINGS_CLASSES, ids=lambda c: c.__name__)
+def test_every_settings_field_is_bounded_with_help_or_is_a_section(cls):
+    assert issubclass(cls, Bounded)
+    for f in dataclasses.fields(cls):
+        bounds = field_bounds(f)
+        section = isinstance(f.default_factory, type) and issubclass(f.default_factory, Bounded)
+        assert section or (bounds is not None and bounds.help), f"{cls.__name__}.{f.name}"
+
+
+def test_every_ace_lab_variable_named_anywhere_is_documented():
+    root = REPO_ROOT
+    assert root is not None
+    files = [*root.glob("ace_lab/**/*.py"), *root.glob("docs/*.md"), root / "Makefile"]
+    files += [*root.glob("tests/**/*.py"), *root.glob("bench/*.py"), root / "README.md"]
+    named = set()
+    for path in files:
+        named |= set(re.findall(r"\bACE_LAB_[A-Z0-9_]*[A-Z0-9]\b", path.read_text("utf-8")))
+    known = {v.name for v in variables()} | {o.name for o in OTHER_VARIABLES}
+    assert named - known == set(), "add them to the settings or to OTHER_VARIABLES"
+
+
+def test_the_constants_of_modules_reading_variables_are_the_derived_names():
+    from ace_lab.data.fetch import MIRROR_ENV
+    from ace_lab.embed import THREADS_ENV
+    from ace_lab.llm.serving import BINARY_ENV
+
+    others = {o.name for o in OTHER_VARIABLES}
+    assert {MIRROR_ENV, BINARY_ENV} <= others and "ACE_LAB_USER_DATA" in others
+    assert THREADS_ENV in {v.name for v in variables()}
+
+
+def test_docs_configuration_md_is_the_generated_page():
+    committed = (REPO_ROOT / DOCS_PATH).read_text("utf-8")
+    assert committed == markdown(), (
+        "docs/configuration.md is stale: python -m ace_lab.config --markdown > "
+        "docs/configuration.md"
+    )
+    for v in variables():
+        assert f"`{v.name}`" in committed
+
+
+# ------------------------------------------------------------------------------ values
+def test_new_fields_are_read_too(monkeypatch):
+    monkeypatch.setenv("ACE_LAB_LLM_PROMPT_CACHE", "on")
+    monkeypatch.setenv("ACE_LAB_LLM_CACHE", "no")
+    monkeypatch.setenv("ACE_LAB_EMBED_BATCH_SIZE", "8")
+    monkeypatch.setenv("ACE_LAB_DATA", "/tmp/somewhere")
+    settings = load_settings()
+    assert settings.llm.serving.prompt_cache is True and settings.llm.cache is False
+    assert settings.embed.batch_size == 8 and settings.data_dir == Path("/tmp/somewhere")
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("ACE_LAB_LLM_THREADS", "two", "ACE_LAB_LLM_THREADS='two' is not an integer (llm.threads "),
+        ("ACE_LAB_LLM_THREADS", "0", "ACE_LAB_LLM_THREADS='0' must be in [1, 256] (llm.threads)"),
+        ("ACE_LAB_LLM_TIMEOUT", "1m", "ACE_LAB_LLM_TIMEOUT='1m' is not a number"),
+        ("ACE_LAB_LLM_CACHE", "maybe", "ACE_LAB_LLM_CACHE='maybe' is not true or false"),
+        ("ACE_LAB_LLM_BACKEND", "vllm", "ACE_LAB_LLM_BACKEND='vllm' must be one of"),
+        ("ACE_LAB_EMBED_BACKEND", "faiss", "ACE_LAB_EMBED_BACKEND='faiss' must be one of"),
+        (
+            "ACE_LAB_LLM_BASE_URL",
+            f"htp://u:{PASSWORD}@h/v1",
+            "='htp://***@h/v1' is not an endpoint",
+        ),
+        ("ACE_LAB_GRAPH_STORE", f"bolt://u:{PASSWORD}@h:7687", "='bolt://***@h:7687' holds a"),
+        ("ACE_LAB_GRAPH_STORE", "postgres://h/db", "is not a graph store: use embedded |"),
+        ("OPENAI_API_KEY", "", None),  # empty: unset, not an error
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_variable(monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)
+    if message is None:
+        load_settings()
+        return
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    text = str(err.value)
+    assert message in text and "\n" not in text and PASSWORD not in text
+
+
+def test_the_default_tier_is_named_once_and_is_a_tier():
+    from ace_lab.llm.models import TIERS
+
+    assert DEFAULT_TIER in TIERS and LLMSettings().tier == DEFAULT_TIER
+    allowed = {"ace_lab/config/settings.py", "ace_lab/llm/models.py"}  # the name, the tier table
+    for path in [*REPO_ROOT.glob("ace_lab/**/*.py"), *REPO_ROOT.glob("bench/*.py")]:
+        rel = path.relative_to(REPO_ROOT).as_posix()
+        tree = ast.parse(path.read_text("utf-8"))
+        values = (n for n in ast.walk(tree) if isinstance(n, ast.Constant))
+        if rel not in allowed:
+            assert all(n.value != DEFAULT_TIER for n in values), f"{rel}: import DEFAULT_TIER"
+
+
+STORES = ("embedded", "falkordb://h:6379", "redis://h/g", "bolt://neo@h:7687/db", "neo4j://h")
+NOT_STORES = ("x", "", "bolt://u:pw@h", "http://h", "falkordb://")
+
+
+@pytest.mark.parametrize("text", STORES + NOT_STORES)
+def test_the_graph_store_setting_accepts_what_the_store_reads(text):
+    from ace_lab.graph.store.errors import StoreError
+    from ace_lab.graph.store.url import parse_store_url
+
+    try:
+        parse_store_url(text)
+        readable = text != ""  # "" is the default (embedded) there, not a value to set
+    except StoreError:
+        readable = False
+    assert (GraphSettings.field_problem("store", text) is None) == readable
+
+
+def test_the_literal_copies_outside_python_agree_with_the_default_tier():
+    # papermill reads a notebook's defaults from literals in its parameters cell, and make
+    # reads TIER before any Python runs: those copies are checked here instead.
+    for path in sorted(REPO_ROOT.glob("notebooks/*.ipynb")):
+        for cell in json.loads(path.read_text("utf-8"))["cells"]:
+            if "parameters" not in cell.get("metadata", {}).get("tags", []):
+                continue
+            for node in ast.walk(ast.parse("".join(cell["source"]))):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                    names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                    if names & {"tier", "graph_model"}:
+                        assert node.value.value == DEFAULT_TIER, f"{path.name}: {names}"
+    make_tier = re.findall(r"^TIER \?= *(\S+)", (REPO_ROOT / "Makefile").read_text(), re.M)
+    assert make_tier in ([], [DEFAULT_TIER])

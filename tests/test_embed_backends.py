@@ -62,7 +62,7 @@ def test_get_embedder_is_memoised_per_settings() -> None:
 def test_unknown_models_and_backends_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="never downloaded"):
         make_embedder(EmbedSettings(model="BAAI/bge-small-en"))
-    with pytest.raises(ValueError, match="unknown embedding backend"):
+    with pytest.raises(ValueError, match="backend must be one of"):
         make_embedder(EmbedSettings(backend="faiss"))
 
 
@@ -72,7 +72,10 @@ def test_embed_threads_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACE_LAB_EMBED_THREADS", "1")
     assert embed_threads() == 1
     monkeypatch.setenv("ACE_LAB_EMBED_THREADS", "zero")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="ACE_LAB_EMBED_THREADS='zero' is not an integer"):
+        embed_threads()
+    monkeypatch.setenv("ACE_LAB_EMBED_THREADS", "0")
+    with pytest.raises(ValueError, match=r"ACE_LAB_EMBED_THREADS='0' must be in \[1, 256\]"):
         embed_threads()
 
 

@@ -1,11 +1,11 @@
-"""ace_lab.eval.plots: the results notebooks' figures, drawn from synthetic tables."""
+"""ace_lab.eval.plots: the generic forest figures, drawn from synthetic tables."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pytest
 
-from ace_lab.eval import ace_tables, plots, tables
+from ace_lab.eval import plots, tables
 from tests.conftest import synthetic_results
 
 
@@ -37,29 +37,3 @@ def test_forest_plot_without_data_says_how_to_make_it():
     fig = plots.forest_plot([], ["hirag"], command="ace-lab run --methods hirag")
     (ax,) = fig.axes
     assert "ace-lab run --methods hirag" in ax.texts[0].get_text()
-
-
-def test_ablation_plot_marks_controls_and_missing_runs():
-    table = ace_tables.ablation_report(synthetic_results(), "ace-full", ["ace-wo-gap"])
-    fig = plots.ablation_plot([plots.Panel("toy", "m", table)])
-    (ax,) = fig.axes
-    assert _labels(ax) == list(table["method"])
-    assert [t.get_text() for t in ax.texts] == ["missing"]  # ace-wo-gap has no run
-    assert len(ax.lines) >= 2  # the oracle's diamond and Full-ACE's dashed line
-    empty = plots.ablation_plot([], command="ace-lab run --methods ace-full")
-    assert "ace-full" in empty.axes[0].texts[0].get_text()
-
-
-def test_router_figure_shares_and_changes():
-    df = synthetic_results()
-    dist = {"toy": ace_tables.router_distribution(df)}
-    change = {"toy": ace_tables.f1_change_by_topology(df)}
-    fig = plots.router_figure(dist, change)
-    ax_a, ax_b = fig.axes
-    assert len(ax_a.patches) == 4  # one stacked segment per topology
-    assert _labels(ax_a) == ["toy"] and ax_a.get_title().startswith("(a)")
-    assert ax_b.get_xticklabels()[0].get_text() == "POINT\n(Node)"
-    assert [t.get_text() for t in ax_b.texts][-1] == "n=6"  # the pooled bar
-    empty = plots.router_figure({}, {}, commands=("make a", "make b"))
-    texts = [ax.texts[0].get_text() for ax in empty.axes]
-    assert "make a" in texts[0] and "make b" in texts[1]

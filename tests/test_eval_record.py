@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from ace_lab.data import Question
-from ace_lab.eval.record import _has_answer, record, study_supporting_ids, with_recalls
+from ace_lab.eval.record import (
+    _has_answer,
+    record,
+    record_details,
+    step_payloads,
+    study_supporting_ids,
+    with_recalls,
+)
 from ace_lab.eval.tables import cost_table
 from ace_lab.evidence import Answer, Context, Evidence, LLMCall, Trace
+from ace_lab.steps import AnswerDetails, Retrieval
 from tests.conftest import result_record
 
 
@@ -35,7 +45,7 @@ def _answer(*retrievals: list[Evidence], calls: tuple[LLMCall, ...] = ()) -> Ans
     with trace.step("generate") as step:
         step.llm_calls.extend(calls)
     final = [e for items in retrievals for e in items]
-    return Answer("Brinemouth", Context(final), trace, {"method": "m"})
+    return Answer("Brinemouth", Context(final), trace, method="m")
 
 
 QUESTION = Question("q1", "Where is the lantern kept?", "Brinemouth", (), (), None, "toy")
@@ -66,14 +76,56 @@ def test_cold_wall_replaces_cache_lookups_with_recorded_model_time():
     assert table["wall_s"] == pytest.approx(3.0) and table["wall_n"] == 2
 
 
-def test_a_methods_own_stats_reach_the_record_and_are_absent_otherwise():
+@dataclass(frozen=True)
+class StatsDetails(AnswerDetails):
+    """A method's details owning one record column, ``stats`` (as ArcRAG's and MOSAIC's do)."""
+
+    stats: dict[str, Any]
+
+    def columns(self) -> dict[str, Any]:
+        return {"stats": dict(self.stats)}
+
+
+def test_a_methods_own_columns_reach_the_record_and_are_absent_otherwise():
     answer = _answer([HIT])
-    assert record(QUESTION, answer)["stats"] is None
+    plain = record(QUESTION, answer)
+    assert plain["method"] == "m" and plain["details"] is None and plain["raw"] is None
+    assert not {"stats", "policy", "topology", "router", "plan"} & set(plain)
     stats = {"cypher_queries": 3, "passes_used": 2, "stop_reason": "sufficient"}
-    with_stats = Answer(answer.text, answer.context, answer.trace, {"method": "m", "stats": stats})
-    rec = record(QUESTION, with_stats)
-    assert rec["stats"] == stats and json.loads(json.dumps(rec))["stats"]["passes_used"] == 2
+    with_stats = Answer(
+        answer.text,
+        answer.context,
+        answer.trace,
+        method="m",
+        raw="r",
+        retrieval_calls=2,
+        details=StatsDetails(stats),
+    )
+    rec = json.loads(json.dumps(record(QUESTION, with_stats)))
+    assert rec["stats"] == stats and rec["stats"]["passes_used"] == 2
+    assert (rec["raw"], rec["retrieval_calls"]) == ("r", 2)
+    assert rec["details"] == {"type": "StatsDetails", "v": 1, "stats": stats}
+    assert record_details(rec) == StatsDetails(stats) and record_details(plain) is None
     assert rec["context_texts"] == [HIT.text] and rec["context_ids"] == [HIT.id]
+
+
+def test_step_rows_carry_their_typed_payload_and_old_rows_load_without_one():
+    answer = _answer([HIT])
+    answer.trace.steps[0].record(Retrieval("q", "hi", ("p1",)))
+    rec = json.loads(json.dumps(record(QUESTION, answer)))
+    assert rec["steps"][0]["payload"] == {
+        "type": "Retrieval",
+        "v": 1,
+        "query": "q",
+        "mode": "hi",
+        "evidence_ids": ["p1"],
+    }
+    assert rec["steps"][1]["payload"] is None
+    assert step_payloads(rec) == [Retrieval("q", "hi", ("p1",)), None]
+    old = {"steps": [{"name": "retrieve:base", "elapsed": 0.1, "llm_calls": 0}]}
+    assert step_payloads(old) == [None] and step_payloads({}) == []
+    newer = {"steps": [{"payload": {"type": "Retrieval", "v": 99, "query": "q"}}]}
+    assert step_payloads(newer) == [None]  # a version this package does not know
 
 
 def test_record_keeps_both_recalls_and_the_supporting_passages():
@@ -91,8 +143,13 @@ def test_record_keeps_both_recalls_and_the_supporting_passages():
 
 def _old(i: int, context_ids: list[str], support: float, **fields) -> dict:
     """A record as written before the two recalls: ``support_recall`` only."""
-    return {"id": f"toy-q{i}", "method": "m", "context_ids": context_ids,
-            "support_recall": support, **fields}  # fmt: skip
+    return {
+        "id": f"toy-q{i}",
+        "method": "m",
+        "context_ids": context_ids,
+        "support_recall": support,
+        **fields,
+    }
 
 
 def test_with_recalls_recomputes_old_records_and_keeps_new_ones(tmp_path):

@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 
+from ace_lab.bounded import ConfigError
 from ace_lab.config import LLMSettings
 from ace_lab.llm.endpoint import (
     MalformedResponse,
@@ -77,7 +78,8 @@ def test_the_policy_comes_from_the_settings():
         LLMSettings(max_retries=2, retry_backoff_s=0.1, retry_wait_max_s=7)
     )
     assert policy == RetryPolicy(2, 0.1, 7.0) and policy.attempts == 3
-    assert RetryPolicy.from_settings(LLMSettings(max_retries=-1)).attempts == 1
+    with pytest.raises(ConfigError, match="max_retries must be in"):
+        LLMSettings(max_retries=-1)  # refused where it is set, not clamped later
 
 
 # ------------------------------------------------------------------------------ responses

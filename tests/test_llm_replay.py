@@ -3,6 +3,7 @@ call, kept across replays, and left alone when the block fails."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 import pytest
@@ -66,3 +67,25 @@ def test_a_replay_keeps_what_the_archive_held_and_a_failed_block_writes_nothing(
         _ask(failing, "three")
         raise RuntimeError("the block failed")
     assert path.read_text() == held
+
+
+def test_replay_only_refuses_a_missing_response_even_when_the_caller_swallows_it(
+    settings, tmp_path, monkeypatch
+):
+    from ace_lab.llm.replay import REPLAY_ONLY_ENV, NotArchived
+
+    path = tmp_path / "run.jsonl"
+    live = LLM(settings, client=ScriptedClient(["held"]))
+    with replaying(live, path):
+        _ask(live, "one")
+    monkeypatch.setenv(REPLAY_ONLY_ENV, "1")
+    offline = _offline(settings, tmp_path, "empty")
+    with replaying(offline, path):
+        assert _ask(offline, "one") == "held"  # archived: replayed
+    refused = pytest.raises(NotArchived, match="1 LLM request")
+    # The inner suppress is a method falling back on a failed call: the block still fails.
+    with refused, replaying(offline, path), contextlib.suppress(NotArchived):
+        _ask(offline, "two")
+    assert len(ResponseArchive(path)) == 1  # the failed block wrote nothing
+    with pytest.raises(pytest.fail.Exception, match="model was called"):
+        _ask(offline, "outside any block")  # the block gave the model's client back

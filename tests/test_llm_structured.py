@@ -142,7 +142,9 @@ def test_json_falls_back_on_hostile_outputs_and_caches_nothing(settings, bad):
     with trace.step("route"):
         result = llm.json(MESSAGES, City, tag="j", default=City(city="?", country="?"))
     assert result.fallback and result.value.city == "?" and len(llm.cache) == 0
-    assert trace.steps[0].outputs["fallbacks"][0]["tag"] == "j"
+    (repair,) = trace.steps[0].repairs
+    assert repair.tag == "j" and repair.outcome == "fallback" and repair.attempt == 3
+    assert repair.errors == result.errors and trace.steps[0].notes
     for error in result.errors:
         error.encode("utf-8")
 
@@ -186,5 +188,6 @@ def test_a_retry_that_succeeds_is_recorded_in_the_trace(settings):
     with trace.step("route"):
         result = llm.json(MESSAGES, City, tag="j", default=City(city="?", country="?"))
     assert not result.fallback and result.attempts == 2
-    (retry,) = trace.steps[0].outputs["retries"]
-    assert retry["tag"] == "j" and retry["attempt"] == 2 and "nested" in retry["errors"][0]
+    (retry,) = trace.steps[0].repairs
+    assert retry.tag == "j" and retry.outcome == "retry" and retry.attempt == 2
+    assert "nested" in retry.errors[0] and retry.line() == "j: retry after 1 failed attempt(s)"

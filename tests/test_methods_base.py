@@ -11,6 +11,7 @@ from ace_lab.llm import LLM
 from ace_lab.methods.base import RetrieveThenGenerate
 from ace_lab.prompts import load_prompt
 from ace_lab.registry import METHODS, graph_family, make_method
+from ace_lab.steps import Generation, Retrieval
 from tests.conftest import QA_REPLY, ScriptedClient
 
 NEW_METHODS = ("naive", "lightrag", "lightrag-local", "lightrag-global", "hipporag")
@@ -51,20 +52,22 @@ def test_retrieve_then_generate_records_a_retrieve_and_a_generate_step(settings)
     ]
     assert all((e.branch, e.round, e.meta["mode"]) == ("base", 0, "only") for e in retrieve.added)
     assert retrieve.queries == ["Where is the lantern museum?"] and not retrieve.removed
-    assert retrieve.outputs == {"evidence": ["p1", "p2"], "n": 2}
+    assert retrieve.payload == Retrieval("Where is the lantern museum?", "only", ("p1", "p2"))
+    assert not retrieve.repairs
     assert answer.trace.first_retrieval() == answer.context.evidence
     assert answer.trace.working_set() == answer.context.evidence and not answer.trace.refined
 
     assert not retrieve.llm_calls and [c.tag for c in gen.llm_calls] == ["generate.qa"]
     assert gen.inputs == {"prompt_style": "task", "task": "qa"}
-    assert gen.outputs == {"answer": "y", "raw": QA_REPLY} and not gen.added
+    assert gen.payload == Generation("y", QA_REPLY, "task", "qa") and not gen.added
     # The model saw exactly the recorded context, under the QA answer prompt.
     (request,) = client.requests
     assert request["messages"][0]["content"] == load_prompt("answer_qa").system
     assert answer.context.render() in request["messages"][-1]["content"]
 
     assert answer.text == "y"
-    assert answer.meta == {"method": "fixed", "retrieval_calls": 1, "raw": QA_REPLY}
+    assert (answer.method, answer.retrieval_calls, answer.raw) == ("fixed", 1, QA_REPLY)
+    assert answer.details is None
 
 
 def test_retrieve_then_generate_passes_task_and_prompt_style(settings):
@@ -97,4 +100,4 @@ def test_new_baselines_are_registered(settings, toy_graph, openie_graph):
             answer = make_method(name, graph, llm).answer("Who founded the lantern works?")
             assert answer.text == "y", name
             assert answer.context.evidence, (name, graph.name)
-            assert answer.meta["method"] == name and answer.trace.summary()["llm_calls"] == 1
+            assert answer.method == name and answer.trace.summary()["llm_calls"] == 1

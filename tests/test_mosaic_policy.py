@@ -39,10 +39,17 @@ def assert_valid(policy: ExplorationPolicy) -> None:
 
 def test_construction_rejects_out_of_range_and_inconsistent_values():
     for bad in (
-        {"seed_count": 4}, {"max_depth": 5}, {"evidence_budget": 17}, {"beam_width": 2},
-        {"stop_threshold": "bottomless"}, {"cardinality": "many"}, {"targets": ("a", 3)},
-        {"min_depth": 3, "max_depth": 2}, {"preservation_floor": 9}, {"targets": tuple("abcde")},
-    ):  # fmt: skip
+        {"seed_count": 4},
+        {"max_depth": 5},
+        {"evidence_budget": 17},
+        {"beam_width": 2},
+        {"stop_threshold": "bottomless"},
+        {"cardinality": "many"},
+        {"targets": ("a", 3)},
+        {"min_depth": 3, "max_depth": 2},
+        {"preservation_floor": 9},
+        {"targets": tuple("abcde")},
+    ):
         with pytest.raises(ConfigError):
             ExplorationPolicy(**bad)
     assert_valid(ExplorationPolicy())
@@ -52,9 +59,15 @@ def test_construction_rejects_out_of_range_and_inconsistent_values():
 
 def test_clamp_records_every_change():
     policy, changes = ExplorationPolicy.clamp(
-        {"seed_count": 40, "max_depth": 1.0, "stop_threshold": "abyssal", "min_depth": 3,
-         "targets": ["A", " a ", 7, "B"], "surprise": 1}
-    )  # fmt: skip
+        {
+            "seed_count": 40,
+            "max_depth": 1.0,
+            "stop_threshold": "abyssal",
+            "min_depth": 3,
+            "targets": ["A", " a ", 7, "B"],
+            "surprise": 1,
+        }
+    )
     why = {c.field: c.reason for c in changes}
     assert policy.seed_count == 12 and why["seed_count"] == "clamped"
     assert policy.max_depth == 2 and policy.min_depth == 2  # lowered to fit D_q, recorded
@@ -67,8 +80,15 @@ def test_clamp_records_every_change():
 
 
 def test_signals_map_to_controls_and_clamps_are_recorded():
-    signals = {"cardinality": "list", "targets": ["X", "Y"], "comparison": True,
-               "mediated": True, "depth": 9, "anchoring": "vague", "breadth": "broad"}  # fmt: skip
+    signals = {
+        "cardinality": "list",
+        "targets": ["X", "Y"],
+        "comparison": True,
+        "mediated": True,
+        "depth": 9,
+        "anchoring": "vague",
+        "breadth": "broad",
+    }
     d = decide(signals)
     p = d.policy
     assert not d.fallback and p.per_target and p.targets == ("X", "Y") and p.connectors
@@ -84,15 +104,19 @@ def test_signals_map_to_controls_and_clamps_are_recorded():
 def _junk(rng: random.Random, depth: int = 0):
     kind = rng.randrange(10 if depth < 2 else 7)
     return [
-        lambda: rng.randint(-10**6, 10**6), lambda: rng.uniform(-50, 50), lambda: rng.random() < .5,
-        lambda: None, lambda: rng.choice(["single", "list", "broad", "narrow", "specific",
-                                          "vague", "", "3", "deep", "x" * 500]),
+        lambda: rng.randint(-(10**6), 10**6),
+        lambda: rng.uniform(-50, 50),
+        lambda: rng.random() < 0.5,
+        lambda: None,
+        lambda: rng.choice(
+            ["single", "list", "broad", "narrow", "specific", "vague", "", "3", "deep", "x" * 500]
+        ),
         lambda: rng.choice([math.nan, math.inf, -math.inf, 1e308]),
         lambda: rng.choice(["Marie Curie", "Paris", ""]),
         lambda: [_junk(rng, depth + 1) for _ in range(rng.randrange(7))],
         lambda: {str(rng.randrange(3)): _junk(rng, depth + 1)},
         lambda: [rng.choice(["A", "B", " C ", "a"]) for _ in range(rng.randrange(9))],
-    ][kind]()  # fmt: skip
+    ][kind]()
 
 
 def test_a_thousand_random_analyzer_outputs_always_yield_a_valid_policy():
@@ -115,7 +139,7 @@ def test_analyze_falls_back_on_malformed_output_and_notes_it(settings):
     with trace.activate(), trace.step("policy") as step:
         decision = analyze(llm, "Who?", attempts=2)
     assert decision.fallback and decision.policy == ExplorationPolicy()
-    assert decision.attempts == 2 and step.outputs["fallbacks"]
+    assert decision.attempts == 2 and [r.outcome for r in step.repairs] == ["fallback"]
     good = analyze(LLM(settings, client=ScriptedClient(mosaic_reply())), "Who?")
     assert not good.fallback and good.policy.per_target
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ace_lab.llm import LLM
-from ace_lab.mosaic.method import MOSAIC_METHODS, Mosaic, parse_name
+from ace_lab.mosaic.method import MOSAIC_METHODS, Mosaic
 from ace_lab.mosaic.policy import BUDGET_MATCHED_DEFAULT, FIXED_POLICIES, ExplorationPolicy
 from ace_lab.registry import METHODS, describe_method, graph_family, make_method, spec
 from tests.conftest import ScriptedClient, ace_reply
@@ -14,10 +14,10 @@ from tests.conftest import ScriptedClient, ace_reply
 
 def test_registered_names_and_their_policies():
     assert set(MOSAIC_METHODS) <= set(METHODS)
-    assert parse_name("mosaic")[0] is None
+    assert spec("mosaic").description.startswith("MOSAIC: analyzer")
     for width, policy in FIXED_POLICIES.items():
-        assert parse_name(f"mosaic-fixed:{width}")[0] == policy
-    default = parse_name("mosaic-budget-matched")[0]
+        assert spec(f"mosaic-fixed:{width}").config(ExplorationPolicy) == policy
+    default = spec("mosaic-budget-matched").config(ExplorationPolicy)
     assert (default.evidence_budget, default.max_depth) == BUDGET_MATCHED_DEFAULT
     matched = spec("mosaic-budget-matched:14x4")
     assert matched.configs[1].evidence_budget == 14 and matched.configs[1].max_depth == 4
@@ -43,4 +43,4 @@ def test_every_mosaic_entry_answers_even_when_the_analyzer_output_is_not_json(se
         method = make_method(name, toy_graph, llm)
         answer = method.answer("Who founded the observatory?")
         assert isinstance(method, Mosaic) and answer.text == "Brinemouth", name
-        assert answer.context.evidence and answer.meta["stats"]["evidence_retained"] > 0, name
+        assert answer.context.evidence and answer.details.evidence_retained > 0, name

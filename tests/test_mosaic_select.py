@@ -24,8 +24,9 @@ def test_selection_restores_the_preservation_floor(tiny_graph):
     view = GraphView(tiny_graph)
     # One strong path of target T, one weak one: its new items (r2, c) are weak support.
     found = exploration(path("ab", ("r1",), "T", 1.0), path("abc", ("r1", "r2"), "T", 0.1))
-    policy = ExplorationPolicy(per_target=True, targets=("T",), evidence_budget=8,
-                               preservation_floor=4)  # fmt: skip
+    policy = ExplorationPolicy(
+        per_target=True, targets=("T",), evidence_budget=8, preservation_floor=4
+    )
     chosen = select(view, found, policy)
     assert len(chosen.kept) == 4 == policy.preservation_floor  # 3 core + 1 restored
     assert [e.meta["role"] for e in chosen.kept[:3]] == ["core"] * 3
@@ -33,8 +34,9 @@ def test_selection_restores_the_preservation_floor(tiny_graph):
     assert {e.id for e, why in chosen.dropped} == {"r2", "c"} - set(chosen.restored)
     assert all(why == "weak" for _, why in chosen.dropped)
     # A floor of 2 is already met: nothing is restored.
-    lower = select(view, found, ExplorationPolicy(per_target=True, targets=("T",),
-                                                  preservation_floor=2))  # fmt: skip
+    lower = select(
+        view, found, ExplorationPolicy(per_target=True, targets=("T",), preservation_floor=2)
+    )
     assert len(lower.kept) == 3 and not lower.restored
 
 
@@ -43,8 +45,9 @@ def test_budget_caps_and_a_target_keeps_an_item(tiny_graph):
     strong = [path("ab", ("r1",), "T", 1.0), path("abc", ("r1", "r2"), "T", 0.9)]
     weak_u = path("cb", ("r2",), "U", 0.2)
     found = exploration(*strong, weak_u)
-    policy = ExplorationPolicy(per_target=True, targets=("T", "U"), evidence_budget=8,
-                               preservation_floor=2)  # fmt: skip
+    policy = ExplorationPolicy(
+        per_target=True, targets=("T", "U"), evidence_budget=8, preservation_floor=2
+    )
     chosen = select(view, found, policy)
     assert len(chosen.kept) <= policy.evidence_budget
     assert {e.meta["region"] for e in chosen.kept} >= {"T", "U"}

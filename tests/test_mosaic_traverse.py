@@ -38,10 +38,19 @@ def test_per_target_seeding_keeps_every_target(toy_graph):
 
 @pytest.mark.parametrize(
     "policy",
-    [FIXED_POLICIES["narrow"], FIXED_POLICIES["wide"],
-     ExplorationPolicy(beam_width=4, max_depth=4, connectors=True, per_target=True,
-                       targets=TARGETS[:2], stop_threshold="deep")],
-)  # fmt: skip
+    [
+        FIXED_POLICIES["narrow"],
+        FIXED_POLICIES["wide"],
+        ExplorationPolicy(
+            beam_width=4,
+            max_depth=4,
+            connectors=True,
+            per_target=True,
+            targets=TARGETS[:2],
+            stop_threshold="deep",
+        ),
+    ],
+)
 def test_beam_and_depth_caps_hold(toy_graph, policy):
     view = GraphView(toy_graph)
     query = "Who founded the observatory that was paid for by the company Ilse Marrin co-founded?"
@@ -70,16 +79,30 @@ def triangle():
     from ace_lab.retrieval import RetrievalGraph
 
     names = {"a": "Alpha", "b": "Beta", "c": "Gamma", "d": "Delta"}
-    nodes = [{"id": "c1", "label": "Chunk", "name": "C1", "description": "Alpha Beta Gamma.",
-              "source_ids": ["c1"]}]  # fmt: skip
+    nodes = [
+        {
+            "id": "c1",
+            "label": "Chunk",
+            "name": "C1",
+            "description": "Alpha Beta Gamma.",
+            "source_ids": ["c1"],
+        }
+    ]
     nodes += [
         {"id": i, "label": "Entity", "name": n, "source_ids": ["c1"]} for i, n in names.items()
     ]
     edges = [
-        {"id": f"r{a}{b}", "source": a, "target": b, "type": "RELATION", "weight": 1.0,
-         "predicate": "links", "source_ids": ["c1"]}
+        {
+            "id": f"r{a}{b}",
+            "source": a,
+            "target": b,
+            "type": "RELATION",
+            "weight": 1.0,
+            "predicate": "links",
+            "source_ids": ["c1"],
+        }
         for a, b in (("a", "b"), ("a", "c"), ("b", "c"))
-    ]  # fmt: skip
+    ]
     tables = GraphTables.from_records(nodes, edges, {"family": "openie"})
     return RetrievalGraph(tables, build_seed_indexes(tables, progress=False), name="triangle")
 
@@ -88,9 +111,9 @@ class FlatScorer(PathScorer):
     """Every hop and seed is fully relevant: each new item has mass 1, so gains are counts."""
 
     def components(self, path, edge, node, seen):
-        return dict.fromkeys(("relevance", "target", "specificity", "anchor", "transition",
-                              "coherence"), 1.0) | {"hub": 0.0, "repetition": 0.0,
-                                                    "question_label": 0.0}  # fmt: skip
+        return dict.fromkeys(
+            ("relevance", "target", "specificity", "anchor", "transition", "coherence"), 1.0
+        ) | {"hub": 0.0, "repetition": 0.0, "question_label": 0.0}
 
     def node_relevance(self, node):
         return 1.0

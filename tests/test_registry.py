@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ace_lab.ace.method import AceGraphRAG
@@ -17,6 +19,7 @@ from ace_lab.registry import (
     graph_family,
     make_method,
     method_table,
+    report,
     spec,
 )
 from tests.conftest import ScriptedClient, ace_reply
@@ -82,3 +85,30 @@ def test_answer_prompt_and_router_variants(settings, toy_graph):
     assert ace_config("ace-adaptive-fewshot").router_prompt == "fewshot"
     assert ace_config("ace-adaptive").router_prompt == "paper"
     assert ace_config("ace-adaptive-fewshot").mode == "adaptive"
+
+
+def test_each_method_names_its_report_package(monkeypatch):
+    assert spec("hirag").report == "" and report("hirag") is None  # baselines have none
+    assert {spec(n).report for n in ("ace-full", "ace-fixed:depth@graphrag", "ace>gap+depth")} == {
+        "ace_lab.ace.report"
+    }
+    assert spec("arcrag:r1p1@openie").report == "ace_lab.arc.report"
+    assert spec("mosaic>narrow").report == "ace_lab.mosaic.report"
+    for name in ("ace-full", "arcrag", "mosaic"):
+        module = report(name)  # imported lazily; None until the method has a report package
+        assert module is None or module.__name__ == spec(name).report
+    hirag = REGISTRY["hirag"]
+    monkeypatch.setitem(REGISTRY, "x", replace(hirag, name="x", report="ace_lab.steps"))
+    assert report("x").__name__ == "ace_lab.steps"
+    monkeypatch.setitem(REGISTRY, "y", replace(hirag, name="y", report="ace_lab.no_such_report"))
+    assert report("y") is None
+
+
+def test_ace_backbones_come_from_the_one_backbone_map():
+    from ace_lab.ace.backbone import BACKBONE_CONFIGS, BACKBONES
+
+    assert set(BACKBONE_CONFIGS) == set(BACKBONES) == {"hirag", "graphrag"}
+    for backbone, kind in BACKBONE_CONFIGS.items():
+        assert isinstance(spec(f"ace-adaptive@{backbone}").configs[-1], kind)
+    with pytest.raises(KeyError, match="use @hirag or @graphrag"):
+        spec("ace-adaptive@naive")

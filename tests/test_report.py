@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 
 import matplotlib.pyplot as plt
-import pandas as pd
-import pytest
 
-from ace_lab.eval import tables
 from ace_lab.eval.report import (
     StudyReport,
     dataset_label,
     open_report,
     placeholder,
-    readme_tables,
-    update_readme,
 )
-from tests.conftest import result_record
 
 
 def _study(settings, methods=("hirag",), name="toy-n8-s0"):
@@ -105,45 +99,3 @@ def test_open_report_resolves_results_dir(tmp_path, monkeypatch, capsys):
     assert report.tables_dir == tmp_path / "tables"
     assert capsys.readouterr().out == f"results: {tmp_path / 'elsewhere'}\n"
     assert open_report().tables_dir is None
-
-
-def _combined(tmp_path):
-    """A two-data-set main table written and read back as ``results/main_table.csv`` is."""
-    df = pd.DataFrame(
-        [
-            result_record("hirag", i, em=1.0, f1=1.0, context_tokens=10 * (i + 1),
-                          passage_recall=0.5, provenance_recall=1.0)
-            for i in range(2)
-        ]
-    )  # fmt: skip
-    main = tables.main_table(df, ["hirag"])
-    combined = tables.main_table_by_dataset({"hotpotqa_dev_sample200": main, "x": main}, ["hirag"])
-    combined.to_csv(tmp_path / "main_table.csv", index=False)
-    return pd.read_csv(tmp_path / "main_table.csv")
-
-
-def test_readme_tables_split_accuracy_and_contexts(tmp_path):
-    accuracy, context = readme_tables(_combined(tmp_path)).split("\n\n")
-    assert (
-        accuracy.splitlines()[0]
-        == "| method | HotpotQA n | HotpotQA EM | HotpotQA F1 | x n | x EM | x F1 |"
-    )
-    assert accuracy.splitlines()[2].startswith("| `hirag` | 2 | 1.000 [")
-    assert context.splitlines()[0].startswith(
-        "| method | HotpotQA context tokens | HotpotQA passage"
-    )
-    assert "| `hirag` | 15.000 | 0.500 | 1.000 |  | 15.000 |" in context  # no raw: no compliance
-
-
-def test_update_readme_rewrites_only_its_section(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- main_table: begin -->\nold\n<!-- main_table: end -->\nend\n")
-    _combined(tmp_path)
-    assert update_readme(readme, tmp_path / "main_table.csv") is True
-    text = readme.read_text()
-    assert text.startswith("intro\n<!-- main_table: begin -->\n| method |") and "old" not in text
-    assert text.endswith("|\n<!-- main_table: end -->\nend\n")
-    assert update_readme(readme, tmp_path / "main_table.csv") is False  # already current
-    readme.write_text("no markers\n")
-    with pytest.raises(ValueError, match="main_table: begin"):
-        update_readme(readme, tmp_path / "main_table.csv")

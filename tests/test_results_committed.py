@@ -12,7 +12,7 @@ slices from the full sets, or from their committed files (data/slices) on a fres
 After changing a table, regenerate: ``python -m ace_lab.notebooks notebooks/06_main_results.ipynb
 notebooks/07_ablations.ipynb notebooks/08_context_and_cost.ipynb``, ``ace-lab report --study
 <study> --export`` for studies with ``main_table``/``cost_table``/``paired_tests``, and
-``python -c "from ace_lab.eval.report import update_readme; update_readme()"``.
+``ace-lab docs`` (the documentation's copies and figures, ``tests/test_docs.py``).
 """
 
 from __future__ import annotations
@@ -28,21 +28,22 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from ace_lab.ace.report import tables as ace_tables
+from ace_lab.arc.report import results as arc_results
 from ace_lab.config import load_settings
 from ace_lab.data import DataError, load_slice
 from ace_lab.eval import (
-    ace_tables,
-    arc_results,
     graphragbench_store,
     judging,
-    mosaic_tables,
     semantic,
     tables,
 )
 from ace_lab.eval.context_stats import with_context
+from ace_lab.eval.docs_numbers import main_table_markdown
 from ace_lab.eval.export import export_table, markdown_section
-from ace_lab.eval.report import README_SECTION, StudyReport, readme_tables
+from ace_lab.eval.report import StudyReport
 from ace_lab.eval.study import load_results
+from ace_lab.mosaic.report import policies as mosaic_tables
 from tests.conftest import need_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,7 +177,7 @@ def notebook_08() -> Tables:
 @cache
 def notebook_04(study: str) -> Tables:
     """notebooks/04_arcrag_interface_and_witness.ipynb, section 8, for the study it read:
-    ``04_budget_grid``, ``04_cypher_quality``, ``04_token_split`` (eval.arc_results)."""
+    ``04_budget_grid``, ``04_cypher_quality``, ``04_token_split`` (arc.report.results)."""
     df = load_results(study, SETTINGS)
     if arc_results.arc_rows(df).empty:
         return {}
@@ -326,11 +327,10 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     }  # fmt: skip
 
 
-def test_readme_copies_the_main_table():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_results_page_copies_the_main_table():
+    page = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
     combined = pd.read_csv(RESULTS / "main_table.csv")
-    expected = markdown_section(readme, README_SECTION, readme_tables(combined))
-    assert readme == expected, (
-        "README's main table differs from results/main_table.csv; run "
-        '`python -c "from ace_lab.eval.report import update_readme; update_readme()"`'
+    expected = markdown_section(page, "main_table", main_table_markdown(combined))
+    assert page == expected, (
+        "docs/results.md's main table differs from results/main_table.csv; run `ace-lab docs`"
     )

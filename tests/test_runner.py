@@ -25,7 +25,7 @@ RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
     "context_tokens", "context_ids", "context_texts", "context_has_answer", "base_has_answer",
     "supporting_ids", "passage_recall", "provenance_recall",
-    "method", "policy", "topology", "router", "plan", "stats", "retrieval_calls", "llm_calls",
+    "method", "details", "retrieval_calls", "llm_calls",
     "model_calls", "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens",
     "wall_s", "cold_wall_s", "llm_s", "steps", "model_identity", "config_hash",
 }  # fmt: skip
@@ -62,8 +62,9 @@ def test_run_records_manifest_and_resume(settings, toy_graph, toy_questions):
     assert results_path(study, "hirag", settings).is_file()
     assert list(hirag["id"]) == [q.id for q in toy_questions[:5]]
     assert list(hirag["position"]) == list(range(5))
-    for frame, calls, retrievals in ((hirag, 1, 1), (ace, 2, 3)):
-        assert set(frame.columns) == RECORD_KEYS
+    ace_columns = {"policy", "topology", "router", "plan"}  # the columns ACE's details own
+    for frame, calls, retrievals, own in ((hirag, 1, 1, set()), (ace, 2, 3, ace_columns)):
+        assert set(frame.columns) == RECORD_KEYS | own
         assert (frame["llm_calls"] == calls).all() and (
             frame["retrieval_calls"] == retrievals
         ).all()
@@ -85,7 +86,7 @@ def test_run_records_manifest_and_resume(settings, toy_graph, toy_questions):
     assert [s["name"] for s in first["steps"]][-1] == "generate"
     assert {"name", "elapsed", "llm_calls"} <= set(first["steps"][0])
     assert 0 <= first["passage_recall"] <= 1 and 0 <= first["provenance_recall"] <= 1
-    assert hirag["base_has_answer"].isna().all() and hirag["policy"].isna().all()
+    assert hirag["base_has_answer"].isna().all() and "policy" not in hirag
     assert (hirag["em"] == [float(q.answer == "Brinemouth") for q in toy_questions[:5]]).all()
 
     manifest = json.loads((study_dir(study, settings) / "manifest.json").read_text())

@@ -8,6 +8,7 @@ transfer experiment (Table 6a) puts the same layer on GraphRAG: ``local+global``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ace_lab.evidence import Retriever
@@ -38,4 +39,13 @@ def graphrag_backbone(graph: RetrievalGraph, config: GraphRAGConfig | None = Non
     return Backbone("graphrag", GraphRAGRetriever(graph, config), "local+global", "local", "global")
 
 
-BACKBONES = {"hirag": hirag_backbone, "graphrag": graphrag_backbone}
+#: Every backbone by name (``@hirag``, ``@graphrag`` in a method name): its builder ...
+BACKBONES: dict[str, Callable[..., Backbone]] = {
+    "hirag": hirag_backbone,
+    "graphrag": graphrag_backbone,
+}
+#: ... and the configuration type of its retriever (``BACKBONES[name](graph, config)``).
+BACKBONE_CONFIGS: dict[str, type[HiConfig] | type[GraphRAGConfig]] = {
+    "hirag": HiConfig,
+    "graphrag": GraphRAGConfig,
+}

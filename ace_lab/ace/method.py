@@ -8,6 +8,10 @@
     C̃ ← Adapt_y(C*; π)                       step "adapt"
     a ← LLM(P_y(q, C̃))                       step "generate" (always the original query)
 
+Each step records a typed payload (:mod:`ace_lab.steps.ace`; the base retrieval, the adaptation
+and the answer use the generic ``Retrieval``, ``Selection`` and ``Generation``), and the answer
+carries :class:`~ace_lab.steps.ace.AceDetails`, whose ``columns()`` are ACE's record columns.
+
 Full-ACE, Adaptive-ACE, every ablation, the oracle's fixed policies, Fixed Multi-Resolution and
 the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``).
 """
@@ -15,19 +19,21 @@ the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ace_lab.ace.adapt import AdaptConfig, adapt
 from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import Plan, original_query_plan, plan
 from ace_lab.ace.policy import ContextPolicy, full_policy, profile_for, topology_policy
-from ace_lab.ace.router import ROUTER_PROMPTS, Route, RouterPrompt, route
+from ace_lab.ace.router import ROUTER_PROMPTS, RouterPrompt, route
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Answer, Context, Trace, merge, tag
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
+from ace_lab.steps import Generation, Retrieval, Selection
+from ace_lab.steps.ace import AceDetails, Consolidation, PolicyDecision, RouterDecision
 
 PolicyMode = Literal["full", "adaptive", "fixed"]
 
@@ -89,7 +95,7 @@ class AceGraphRAG:
 
     def select_policy(
         self, query: str, task: Task, trace: Trace
-    ) -> tuple[ContextPolicy, Route | None]:
+    ) -> tuple[ContextPolicy, RouterDecision | None]:
         """The policy for ``query`` and, for Adaptive-ACE, the router's decision."""
         cfg = self.config
         decision = None
@@ -111,23 +117,19 @@ class AceGraphRAG:
 
     def answer(self, query: str, task: Task = "qa") -> Answer:
         """Run Algorithm 1, recording every stage's evidence in the trace (see module doc)."""
-        cfg, trace = self.config, Trace()
+        cfg, trace, mode = self.config, Trace(), self.backbone.base_mode
         with trace.activate():
-            with trace.step("retrieve:base", query=query, mode=self.backbone.base_mode) as step:
+            with trace.step("retrieve:base", query=query, mode=mode) as step:
                 step.queries.append(query)
-                base = tag(
-                    self.backbone.retriever.retrieve(query, self.backbone.base_mode),
-                    "base",
-                    0,
-                    mode=self.backbone.base_mode,
-                )
+                base = tag(self.backbone.retriever.retrieve(query, mode), "base", 0, mode=mode)
                 step.add(base)
-                step.outputs.update(evidence=[e.id for e in base], n=len(base))
+                step.record(Retrieval(query, mode, tuple(e.id for e in base)))
                 step.notes.append(f"C_base: {len(base)} items ({Context(base).tokens} tokens)")
             policy, decision = self.select_policy(query, task, trace)
             topology = decision.topology if decision is not None else None
             with trace.step("policy", mode=cfg.mode) as step:
-                step.outputs.update(policy=policy.to_dict(), label=policy.label, topology=topology)
+                chosen = policy_decision(policy, cfg.mode, topology)
+                step.record(chosen)
                 step.notes.append(f"policy {policy.label} ({cfg.mode})")
 
             with trace.step("plan", gap=policy.gap, rewrite=cfg.rewrite) as step:
@@ -141,6 +143,7 @@ class AceGraphRAG:
                     )
                 else:
                     made = original_query_plan(query, policy.branches)
+                step.record(made.payload())
                 step.notes[:0] = _plan_notes(made, policy)
             branches = ("depth",) if made.fallback else policy.branches
             queries = [made.queries[b] for b in branches]
@@ -150,7 +153,7 @@ class AceGraphRAG:
                 merged = merge(base, increments)
                 duplicates = sum(len(e.meta["provenance"]) > 1 for e in merged)
                 step.add(merged)  # same ids, now carrying every provenance
-                step.outputs.update(n=len(merged), duplicates=duplicates)
+                step.record(Consolidation(len(merged), duplicates))
                 step.notes.append(f"C*: {len(merged)} items, {duplicates} found more than once")
             with trace.step("adapt", policy=policy.label) as step:
                 adapted = adapt(
@@ -163,9 +166,11 @@ class AceGraphRAG:
                 kept = {e.id for e in adapted.kept}
                 step.add(adapted.kept)  # the linearised order C̃ is rendered in
                 step.remove((e, why) for e, why in adapted.dropped if e.id not in kept)
-                step.outputs.update(
-                    kept=[e.id for e in adapted.kept],
-                    dropped=[(e.id, why) for e, why in adapted.dropped],
+                step.record(
+                    Selection(
+                        tuple(e.id for e in adapted.kept),
+                        tuple((e.id, why) for e, why in adapted.dropped),
+                    )
                 )
                 step.notes.append(
                     f"C̃: {len(adapted.kept)} kept ({adapted.context.tokens} tokens), "
@@ -174,29 +179,26 @@ class AceGraphRAG:
             context = adapted.context
             with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
                 generation = generate(self.llm, query, context.render(), task, cfg.prompt_style)
-                step.outputs.update(answer=generation.answer, raw=generation.raw)
-        meta: dict[str, Any] = {
-            "method": self.name,
-            "backbone": self.backbone.name,
-            "policy": policy.to_dict() | {"label": policy.label},
-            "topology": topology,
-            "router": decision.to_meta() if decision is not None else None,
-            "plan": _plan_summary(made),
-            "retrieval_calls": 1 + len(queries),
-            "raw": generation.raw,
-        }
-        return Answer(generation.answer, context, trace, meta)
+                step.record(Generation(generation.answer, generation.raw, cfg.prompt_style, task))
+        return Answer(
+            generation.answer,
+            context,
+            trace,
+            method=self.name,
+            raw=generation.raw,
+            retrieval_calls=1 + len(queries),
+            details=AceDetails(self.backbone.name, chosen, made.payload(), decision),
+        )
+
+
+def policy_decision(policy: ContextPolicy, mode: str, topology: str | None) -> PolicyDecision:
+    """What the ``policy`` step records of ``policy``, chosen in ``mode``."""
+    return PolicyDecision(
+        policy.gap, policy.branches, policy.pruning, policy.profile, policy.label, mode, topology
+    )
 
 
 def _plan_notes(made: Plan, policy: ContextPolicy) -> list[str]:
     analysis = made.analysis or ("(gap diagnosis off)" if not policy.gap else "(none)")
     queries = "; ".join(f"{b}: {q.query}" for b, q in made.queries.items())
     return [f"gap analysis: {analysis}", f"branch queries: {queries}"]
-
-
-def _plan_summary(made: Plan) -> dict[str, Any]:
-    return {
-        "analysis": made.analysis,
-        "queries": {b: q.query for b, q in made.queries.items()},
-        "fallback": made.fallback,
-    }

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.planner import BranchQuery
 from ace_lab.evidence import Evidence, Trace, tag
+from ace_lab.steps.ace import BranchRetrieval
 
 
 def retrieve_branch(
@@ -26,7 +27,8 @@ def retrieve_branch(
             items, planned.branch, round_, goal=planned.goal, mode=mode, query=planned.query
         )
         step.add(items)
-        step.outputs.update(evidence=[e.id for e in items], n=len(items))
+        ids = tuple(e.id for e in items)
+        step.record(BranchRetrieval(planned.branch, planned.query, mode, ids))
     return items
 
 

@@ -19,6 +19,7 @@ from ace_lab.evidence import current_step
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
+from ace_lab.steps.ace import GapPlan
 
 BRANCH_MODES: dict[Branch, str] = {"depth": "hi_local", "breadth": "hi_global"}
 BRANCH_GOALS: dict[Branch, str] = {"depth": "empowerment", "breadth": "diversity"}
@@ -50,6 +51,10 @@ class Plan:
     fallback: bool = False
     attempts: int = 0
     errors: tuple[str, ...] = field(default=())
+
+    def payload(self) -> GapPlan:
+        """What the ``plan`` step records: the analysis, one query per branch, the fallback."""
+        return GapPlan(self.analysis, {b: q.query for b, q in self.queries.items()}, self.fallback)
 
 
 def _branch_of(item: PlannedQuery, position: int) -> Branch:
@@ -99,15 +104,9 @@ def plan(llm: LLM, query: str, context: str, *, gap: bool = True, attempts: int 
         analysis = result.value.analysis.strip() if gap else ""
         made = Plan(analysis, assign_branches(result.value, query), False, result.attempts)
     step = current_step()
-    if step is not None:
-        step.outputs.update(
-            analysis=made.analysis,
-            queries={b: q.query for b, q in made.queries.items()},
-            fallback=made.fallback,
+    if step is not None and made.fallback:
+        step.notes.append(
+            "planner output unparseable: one local retrieval with the original query "
+            f"({list(made.errors)})"
         )
-        if made.fallback:
-            step.notes.append(
-                "planner output unparseable: one local retrieval with the original query "
-                f"({list(made.errors)})"
-            )
     return made

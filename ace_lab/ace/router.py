@@ -10,13 +10,13 @@ user/assistant turns (:func:`router_messages`): with the examples inside the sys
 Up to three attempts (retries use a new seed, see ``LLM.json``); if none parses, the label is
 ``OVERVIEW`` (paper, Appendix E.1). A label the model spells another way (``contrast``,
 ``Edge``, ``Comparison``) is read as the topology it names. The label, the raw label the model
-wrote, the attempts and the fallback go into the trace and :meth:`Route.to_meta`.
+wrote, the attempts and the fallback are a :class:`~ace_lab.steps.ace.RouterDecision`, recorded on
+the open trace step.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, PrivateAttr, model_validator
@@ -25,6 +25,7 @@ from ace_lab.ace.policy import FALLBACK_TOPOLOGY, TOPOLOGIES, Topology
 from ace_lab.evidence import current_step
 from ace_lab.llm import LLM
 from ace_lab.prompts import Prompt, load_prompt
+from ace_lab.steps.ace import RouterDecision
 
 RouterPrompt = Literal["paper", "fewshot"]
 #: Router prompt choice → prompt file.
@@ -92,29 +93,9 @@ class RouterOutput(BaseModel):
         return model
 
 
-@dataclass(frozen=True)
-class Route:
-    topology: Topology
-    attempts: int
-    fallback: bool
-    errors: tuple[str, ...] = ()
-    #: The label the model wrote (None after a fallback: no attempt gave a usable one).
-    raw_label: str | None = None
-    prompt: str = "paper"
-
-    def to_meta(self) -> dict[str, Any]:
-        """What a record keeps of the router: ``answer.meta["router"]``."""
-        return {
-            "prompt": self.prompt,
-            "label": self.topology,
-            "raw_label": self.raw_label,
-            "attempts": self.attempts,
-            "fallback": self.fallback,
-            "errors": list(self.errors),
-        }
-
-
-def route(llm: LLM, query: str, attempts: int = 3, prompt: RouterPrompt = "paper") -> Route:
+def route(
+    llm: LLM, query: str, attempts: int = 3, prompt: RouterPrompt = "paper"
+) -> RouterDecision:
     """The topology of ``query`` from the router prompt ``prompt`` (see :data:`ROUTER_PROMPTS`)."""
     if prompt not in ROUTER_PROMPTS:
         raise ValueError(f"unknown router prompt {prompt!r}; use one of {list(ROUTER_PROMPTS)}")
@@ -128,18 +109,12 @@ def route(llm: LLM, query: str, attempts: int = 3, prompt: RouterPrompt = "paper
         max_tokens=32,
     )
     raw = None if result.fallback else result.value._raw_label
-    decision = Route(
+    decision = RouterDecision(
         result.value.topology, result.attempts, result.fallback, result.errors, raw, prompt
     )
     step = current_step()
     if step is not None:
-        step.outputs.update(
-            topology=decision.topology,
-            raw_label=decision.raw_label,
-            attempts=decision.attempts,
-            fallback=decision.fallback,
-            prompt=prompt,
-        )
+        step.record(decision)
         if decision.fallback:
             step.notes.append(f"router fell back to {FALLBACK_TOPOLOGY}: {list(decision.errors)}")
     return decision

@@ -42,15 +42,25 @@ def _passage(graph: Any, chunk_id: str, round_: int, **meta: Any) -> Evidence | 
             return None
         item = Evidence(chunk_id, "passage", index.text(chunk_id), source_ids=(chunk_id,))
     return Evidence(
-        item.id, item.kind, item.text, item.level, item.source_ids, BRANCH, round_,
-        item.score, {**item.meta, **meta},
-    )  # fmt: skip
+        item.id,
+        item.kind,
+        item.text,
+        item.level,
+        item.source_ids,
+        BRANCH,
+        round_,
+        item.score,
+        {**item.meta, **meta},
+    )
 
 
 def compose(
-    graph: Any, schema: StoreSchema, witness: Witness, fallback_ids: tuple[str, ...],
+    graph: Any,
+    schema: StoreSchema,
+    witness: Witness,
+    fallback_ids: tuple[str, ...],
     budget_tokens: int | None = CONTEXT_BUDGET_TOKENS,
-) -> list[Evidence]:  # fmt: skip
+) -> list[Evidence]:
     """``Z``: scalar rows, then the witness passages (chunk-backed graphs), or its edges and
     rows as text; within the budget."""
     if not schema.chunk_backed:
@@ -79,9 +89,13 @@ def compose(
 
 def _row(el: WitnessElement) -> Evidence:
     return Evidence(
-        f"w:{el.kind}:{el.key}", "row", el.text, branch=BRANCH, round=el.pass_,
+        f"w:{el.kind}:{el.key}",
+        "row",
+        el.text,
+        branch=BRANCH,
+        round=el.pass_,
         meta={"witness_query": el.query, "nodes": tuple(k for k in (el.source, el.target) if k)},
-    )  # fmt: skip
+    )
 
 
 def sufficient(llm: LLM, question: str, answer: str, context: str) -> tuple[bool, str, bool]:
@@ -90,8 +104,11 @@ def sufficient(llm: LLM, question: str, answer: str, context: str) -> tuple[bool
         load_prompt("arc_sufficient").messages(
             question=question, answer=answer or "(no answer)", context=context or "(none)"
         ),
-        Sufficiency, tag="arc.sufficient", default=Sufficiency(), max_tokens=300,
-    )  # fmt: skip
+        Sufficiency,
+        tag="arc.sufficient",
+        default=Sufficiency(),
+        max_tokens=300,
+    )
     value = result.value
     follow = value.follow_up.strip()
     return value.sufficient or not follow, ("" if value.sufficient else follow), result.fallback

@@ -3,8 +3,10 @@
 Every query ArcRAG sends (introspection, anchors, explorers, generated subplans, replays) goes
 through :func:`run_cypher`, which uses the store's read-only path (``GraphStore.read``: guard,
 row cap, timeout) and never raises for a bad query: the error becomes part of the
-:class:`QueryRecord`, which the open trace step keeps (``step.queries`` and
-``step.outputs["cypher"]``) with its parameters, rows, truncation, time and error.
+:class:`QueryRecord`. The open trace step lists the query's text (``step.queries``); the
+records themselves go to the open :func:`query_log` (every query of one answer, in order), from
+which the stages' payloads take theirs (:meth:`QueryRecord.recorded`) and the answer's
+statistics count them.
 
 Variable-length patterns are bounded before the store sees them: ``-[*]->``, ``-[*2..]->`` and
 ranges past :data:`MAX_HOPS` are rewritten to at most :data:`MAX_HOPS` hops (recorded), since a
@@ -15,17 +17,21 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from ace_lab.evidence import current_step
 from ace_lab.graph.store import GraphStore
 from ace_lab.graph.store.cypher_text import mask
+from ace_lab.steps.arc import CypherQuery
 
 #: Longest variable-length pattern a query may traverse.
 MAX_HOPS = 4
-#: Rows of one query kept in the trace (the count is always complete).
-TRACE_ROWS = 20
+#: Rows of one query kept in its trace payload, which records keep too (``n_rows`` is exact).
+TRACE_ROWS = 5
 
 #: A relationship pattern's brackets: ``-[ ... ]-`` (``[`` right after a dash).
 _REL_BRACKET = re.compile(r"-\s*\[([^\[\]]*)\]")
@@ -55,13 +61,35 @@ class QueryRecord:
     def n_rows(self) -> int:
         return len(self.rows)
 
-    def to_dict(self, rows: int = TRACE_ROWS) -> dict[str, Any]:
-        """The trace's view: every field, the rows cut to ``rows`` (``n_rows`` stays exact)."""
-        out = asdict(self)
-        out["rows"] = self.rows[:rows]
-        out["n_rows"] = self.n_rows
-        out["ms"] = round(self.ms, 2)
-        return out
+    def recorded(self, rows: int = TRACE_ROWS) -> CypherQuery:
+        """The trace's payload of this query: every field, the rows cut to ``rows``."""
+        return CypherQuery(
+            text=self.text,
+            params=dict(self.params),
+            rows=tuple(self.rows[:rows]),
+            n_rows=self.n_rows,
+            columns=self.columns,
+            truncated=self.truncated,
+            ms=round(self.ms, 2),
+            error=self.error,
+            purpose=self.purpose,
+            rewritten=self.rewritten,
+        )
+
+
+#: Every query run while a :func:`query_log` is open (worker threads append to the same list).
+_LOG: ContextVar[list[QueryRecord] | None] = ContextVar("ace_lab_arc_queries", default=None)
+
+
+@contextmanager
+def query_log() -> Iterator[list[QueryRecord]]:
+    """Collect every query :func:`run_cypher` records inside the block, in order."""
+    log: list[QueryRecord] = []
+    token = _LOG.set(log)
+    try:
+        yield log
+    finally:
+        _LOG.reset(token)
 
 
 def bound_paths(cypher: str, max_hops: int = MAX_HOPS) -> tuple[str, str | None]:
@@ -105,8 +133,9 @@ def run_cypher(
 ) -> QueryRecord:
     """Run ``cypher`` read-only within ``timeout_ms`` and ``max_rows``; errors are returned.
 
-    The record is appended to the open trace step (``record=False``: not), so every query a
-    stage sends is visible with its parameters, rows, truncation, time and error.
+    The query's text is listed on the open trace step and its record joins the open
+    :func:`query_log` (``record=False``: neither), so every query a stage sends is visible with
+    its parameters, rows, truncation, time and error.
     """
     params = dict(params or {})
     text = (cypher or "").strip()
@@ -119,9 +148,15 @@ def run_cypher(
         try:
             read = store.read(text, params, timeout_ms=timeout_ms, max_rows=max_rows)
             result = QueryRecord(
-                text, params, read.rows, tuple(read.columns), read.truncated, read.elapsed_ms,
-                purpose=purpose, rewritten=rewritten,
-            )  # fmt: skip
+                text,
+                params,
+                read.rows,
+                tuple(read.columns),
+                read.truncated,
+                read.elapsed_ms,
+                purpose=purpose,
+                rewritten=rewritten,
+            )
         except Exception as exc:  # a model-written query may fail in any way; record why
             ms = (time.perf_counter() - start) * 1000
             error = f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -132,5 +167,7 @@ def run_cypher(
         step = current_step()
         if step is not None:
             step.queries.append(result.text)
-            step.outputs.setdefault("cypher", []).append(result.to_dict())
+        log = _LOG.get()
+        if log is not None:
+            log.append(result)
     return result

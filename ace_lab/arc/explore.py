@@ -67,45 +67,65 @@ def probe(
         store,
         f"MATCH (a)-[r]->(b) WHERE {where} RETURN labels(a)[0] AS s, {schema.descriptor('r')} "
         "AS rho, labels(b)[0] AS o, count(*) AS c ORDER BY c DESC",
-        params, purpose="probe", **kw,
-    ).rows  # fmt: skip
+        params,
+        purpose="probe",
+        **kw,
+    ).rows
     paths = run_cypher(
         store,
         f"MATCH (a)-[r]->(b) WHERE {where} RETURN {schema.node_text('a')} AS s, "
         f"{schema.descriptor('r')} AS rho, {schema.node_text('b')} AS o",
-        params, purpose="probe", **kw,
-    ).rows  # fmt: skip
+        params,
+        purpose="probe",
+        **kw,
+    ).rows
     signatures = [(str(r["s"]), str(r["rho"]), str(r["o"]), int(r["c"])) for r in sigs]
     return signatures, [f"{r['s']} -[{r['rho']}]-> {r['o']}" for r in paths]
 
 
 def _explorer(
-    i: int, llm: LLM, store: GraphStore, schema: StoreSchema, question: str,
-    retrieval: Retrieval, budget: Budget,
-) -> tuple[list[ExplorerTurn], list[QueryRecord]]:  # fmt: skip
+    i: int,
+    llm: LLM,
+    store: GraphStore,
+    schema: StoreSchema,
+    question: str,
+    retrieval: Retrieval,
+    budget: Budget,
+) -> tuple[list[ExplorerTurn], list[QueryRecord]]:
     turns: list[ExplorerTurn] = []
     records: list[QueryRecord] = []
     history: list[str] = []
     anchors = "\n".join(f"- {a.text} [{a.key}]" for a in retrieval.anchors) or "(none found)"
     for turn in range(budget.explorer_turns):
         messages = load_prompt("arc_explore").messages(
-            schema=schema.render(), question=question, focus=FOCUS[i % len(FOCUS)],
-            anchors=anchors, hints="\n".join(retrieval.hints) or "(none)",
+            schema=schema.render(),
+            question=question,
+            focus=FOCUS[i % len(FOCUS)],
+            anchors=anchors,
+            hints="\n".join(retrieval.hints) or "(none)",
             history="\n\n".join(history) or "(first turn)",
-        )  # fmt: skip
+        )
         result = llm.json(
-            messages, ExplorerTurn, tag=f"arc.explore.{i}", default=ExplorerTurn(done=True),
-            max_tokens=800, seed=turn,
-        )  # fmt: skip
+            messages,
+            ExplorerTurn,
+            tag=f"arc.explore.{i}",
+            default=ExplorerTurn(done=True),
+            max_tokens=800,
+            seed=turn,
+        )
         turns.append(result.value)
         queries = [c for c in result.value.queries if c and c.strip()][:TURN_QUERIES]
         if result.fallback or not queries:
             break
         for cypher in queries:
             rec = run_cypher(
-                store, cypher, params_for(retrieval), timeout_ms=budget.timeout_ms,
-                max_rows=budget.max_rows, purpose=f"explore.{i}.{turn}",
-            )  # fmt: skip
+                store,
+                cypher,
+                params_for(retrieval),
+                timeout_ms=budget.timeout_ms,
+                max_rows=budget.max_rows,
+                purpose=f"explore.{i}.{turn}",
+            )
             records.append(rec)
             shown = f"error: {rec.error}" if rec.error else rows_text(rec.rows, schema, 10)
             history.append(f"Turn {turn + 1} query:\n{rec.text}\nResult:\n{shown}")
@@ -115,9 +135,13 @@ def _explorer(
 
 
 def explore(
-    llm: LLM, store: GraphStore, schema: StoreSchema, question: str, retrieval: Retrieval,
+    llm: LLM,
+    store: GraphStore,
+    schema: StoreSchema,
+    question: str,
+    retrieval: Retrieval,
     budget: Budget,
-) -> QueryInterface:  # fmt: skip
+) -> QueryInterface:
     """``Ŝ_q`` with ``I_q``: the probe's signatures and paths plus what the explorers found."""
     signatures, paths = probe(store, schema, retrieval, budget)
     outcomes = llm.map(

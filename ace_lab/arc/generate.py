@@ -37,6 +37,7 @@ from ace_lab.graph.names import bounded_str
 from ace_lab.graph.store import GraphStore
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
+from ace_lab.steps.arc import CypherAttempt
 
 #: Answer types whose value must hold a digit (a year, a count, an amount).
 NUMERIC_TYPES = ("date", "number", "year", "count", "amount", "quantity")
@@ -54,10 +55,11 @@ class Attempt:
     refined: bool
     templated: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"cypher": self.record.to_dict(), "acceptable": self.acceptable,
-                "reason": self.reason, "refined": self.refined,
-                "templated": self.templated}  # fmt: skip
+    def recorded(self) -> CypherAttempt:
+        """The trace's payload of this attempt."""
+        return CypherAttempt(
+            self.record.recorded(), self.acceptable, self.reason, self.refined, self.templated
+        )
 
 
 @dataclass
@@ -109,17 +111,28 @@ def _anchors_text(interface: QueryInterface, keys: tuple[str, ...]) -> str:
 
 def _cypher(llm: LLM, name: str, tag: str, seed: int, **variables: str) -> str:
     result = llm.json(
-        load_prompt(name).messages(**variables), CypherOut, tag=tag, default=CypherOut(),
-        max_tokens=600, seed=seed,
-    )  # fmt: skip
+        load_prompt(name).messages(**variables),
+        CypherOut,
+        tag=tag,
+        default=CypherOut(),
+        max_tokens=600,
+        seed=seed,
+    )
     return result.value.cypher.strip()
 
 
 def run_subplan(
-    llm: LLM, store: GraphStore, schema: StoreSchema, interface: QueryInterface,
-    subplan: Subplan, answer_type: str, question: str, chunk_ids: tuple[str, ...],
-    budget: Budget, direct: bool = False,
-) -> SubplanRun:  # fmt: skip
+    llm: LLM,
+    store: GraphStore,
+    schema: StoreSchema,
+    interface: QueryInterface,
+    subplan: Subplan,
+    answer_type: str,
+    question: str,
+    chunk_ids: tuple[str, ...],
+    budget: Budget,
+    direct: bool = False,
+) -> SubplanRun:
     """Compile, execute and refine one subplan within ``budget.retries`` attempts.
 
     ``direct``: Direct-Cypher's prompt (the question and ``S_G`` only, no parameters).
@@ -127,17 +140,21 @@ def run_subplan(
     run = SubplanRun(subplan)
     params = {} if direct else {"anchors": list(subplan.anchors), "chunk_ids": list(chunk_ids)}
     shared = {
-        "schema": schema.render(), "interface": interface.render(), "question": question,
-        "answer_type": answer_type, "subplan": subplan.render(),
+        "schema": schema.render(),
+        "interface": interface.render(),
+        "question": question,
+        "answer_type": answer_type,
+        "subplan": subplan.render(),
         "anchors": _anchors_text(interface, subplan.anchors),
-    }  # fmt: skip
+    }
     for attempt in range(budget.retries):
         templated = subplan.open_scan and not direct and attempt == 0
         if templated:
             cypher = scan_cypher(schema, budget.max_rows)
         elif direct:
-            cypher = _cypher(llm, "direct_cypher", "arc.direct", 0,
-                             schema=shared["schema"], question=question)  # fmt: skip
+            cypher = _cypher(
+                llm, "direct_cypher", "arc.direct", 0, schema=shared["schema"], question=question
+            )
         elif attempt == 0:
             cypher = _cypher(llm, "arc_cypher", "arc.compile", 0, **shared)
         else:
@@ -148,9 +165,13 @@ def run_subplan(
             )
             cypher = _cypher(llm, "arc_refine", "arc.refine", attempt, attempts=history, **shared)
         record = run_cypher(
-            store, cypher, params, timeout_ms=budget.timeout_ms, max_rows=budget.max_rows,
+            store,
+            cypher,
+            params,
+            timeout_ms=budget.timeout_ms,
+            max_rows=budget.max_rows,
             purpose=f"subplan {subplan.index} attempt {attempt + 1}",
-        )  # fmt: skip
+        )
         ok, reason = acceptable(record, answer_type, schema)
         run.attempts.append(Attempt(record, ok, reason, attempt > 0, templated))
         if ok:

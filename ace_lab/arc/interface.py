@@ -3,7 +3,8 @@
 Exploration reports what it saw near the anchors: relation descriptors (with their paraphrased
 variants), signatures ``(t_i, ρ, t_j)`` with how often each was observed, groups of names that
 denote the same thing (aliases), and example paths. The planner and the generator read it
-through :meth:`QueryInterface.render`; it is plain frozen data, so the trace keeps it whole.
+through :meth:`QueryInterface.render`; the trace keeps it whole (:meth:`QueryInterface.built`).
+Anchors are :class:`~ace_lab.steps.arc.ArcAnchor` payloads, recorded as they are.
 """
 
 from __future__ import annotations
@@ -11,22 +12,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Anchor:
-    """A graph node a search phrase names: its identifier, name, labels and the phrase."""
-
-    key: str
-    text: str
-    labels: tuple[str, ...]
-    phrase: str
+from ace_lab.steps.arc import ArcAnchor, CypherQuery, InterfaceBuilt
 
 
 @dataclass(frozen=True)
 class QueryInterface:
     """What exploration found near the anchors of one question."""
 
-    anchors: tuple[Anchor, ...] = ()
+    anchors: tuple[ArcAnchor, ...] = ()
     descriptors: tuple[str, ...] = ()
     signatures: tuple[tuple[str, str, str, int], ...] = ()
     alias_groups: tuple[tuple[str, ...], ...] = ()
@@ -66,3 +59,18 @@ class QueryInterface:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def built(self, pass_index: int, queries: tuple[CypherQuery, ...] = ()) -> InterfaceBuilt:
+        """What the ``explore`` step of pass ``pass_index`` records (with the queries it ran)."""
+        return InterfaceBuilt(
+            pass_index=pass_index,
+            anchors=self.anchors,
+            descriptors=self.descriptors,
+            signatures=self.signatures,
+            alias_groups=self.alias_groups,
+            paths=self.paths,
+            notes=self.notes,
+            size=self.size,
+            rendered=self.render(),
+            queries=tuple(queries),
+        )

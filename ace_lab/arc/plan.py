@@ -11,8 +11,7 @@ anchor to every subplan. Both fallbacks are recorded in :attr:`Plan.fallbacks`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -22,6 +21,7 @@ from ace_lab.arc.schema import StoreSchema
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
+from ace_lab.steps.arc import ArcPlan, PlannedSubplan
 
 #: The answer type when the planner gives none.
 DEFAULT_ANSWER_TYPE = "text"
@@ -61,6 +61,12 @@ class Subplan:
         kind = "open neighbourhood scan" if self.open_scan else "traversal"
         return f"{self.goal} [{kind}; hops: {hops}]"
 
+    def recorded(self, pass_index: int) -> PlannedSubplan:
+        """The trace's payload of this subplan in pass ``pass_index``."""
+        return PlannedSubplan(
+            pass_index, self.index, self.goal, self.hops, self.open_scan, self.anchors
+        )
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -68,8 +74,10 @@ class Plan:
     subplans: tuple[Subplan, ...]
     fallbacks: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def recorded(self, pass_index: int, query: str) -> ArcPlan:
+        """The trace's payload of this plan, for pass ``pass_index`` answering ``query``."""
+        subplans = tuple(sp.recorded(pass_index) for sp in self.subplans)
+        return ArcPlan(pass_index, query, self.answer_type, subplans, self.fallbacks)
 
 
 def scan_plan(anchors: list[str], answer_type: str = DEFAULT_ANSWER_TYPE, why: str = "") -> Plan:
@@ -92,8 +100,11 @@ def plan(
         load_prompt("arc_plan").messages(
             schema=schema.render(), interface=interface.render(), question=question
         ),
-        PlanOut, tag="arc.plan", default=PlanOut(), max_tokens=600,
-    )  # fmt: skip
+        PlanOut,
+        tag="arc.plan",
+        default=PlanOut(),
+        max_tokens=600,
+    )
     out = result.value
     answer_type = out.answer_type.strip().lower() or DEFAULT_ANSWER_TYPE
     raw = [s for s in out.subplans if s.goal.strip() or s.hops]
@@ -124,12 +135,17 @@ def _bind(
     if not known:
         return {}
     listed = "\n".join(f"- {a.text} [{a.key}]" for a in interface.anchors)
-    shown = "\n".join(f"{i}. {goal} (hops: {', '.join(hops) or 'any'})"
-                      for i, (goal, hops, _) in enumerate(subplans))  # fmt: skip
+    shown = "\n".join(
+        f"{i}. {goal} (hops: {', '.join(hops) or 'any'})"
+        for i, (goal, hops, _) in enumerate(subplans)
+    )
     result = llm.json(
         load_prompt("arc_bind").messages(question=question, anchors=listed, subplans=shown),
-        BindOut, tag="arc.bind", default=BindOut(), max_tokens=300,
-    )  # fmt: skip
+        BindOut,
+        tag="arc.bind",
+        default=BindOut(),
+        max_tokens=300,
+    )
     if result.fallback:
         fallbacks.append("binding output unusable: every anchor bound to every subplan")
     bound: dict[int, list[str]] = {}

@@ -14,18 +14,18 @@ queries are confined to.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import run_cypher
-from ace_lab.arc.interface import Anchor
 from ace_lab.arc.schema import StoreSchema, q
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
+from ace_lab.steps.arc import ArcAnchor, ArcRetrieval
 
 #: Index hits per phrase (the paper's per-corpus retrieval depth; one value for every graph).
 TOP_K = 5
@@ -67,9 +67,12 @@ class Phrases(BaseModel):
 def rewrite_query(llm: LLM, query: str) -> tuple[str, bool]:
     """The rewritten question and whether the model's reply fell back (to ``query``)."""
     result = llm.json(
-        load_prompt("arc_rewrite").messages(query=query), Rewrite, tag="arc.rewrite",
-        default=Rewrite(query=query), max_tokens=200,
-    )  # fmt: skip
+        load_prompt("arc_rewrite").messages(query=query),
+        Rewrite,
+        tag="arc.rewrite",
+        default=Rewrite(query=query),
+        max_tokens=200,
+    )
     text = result.value.query.strip()
     return (text or query), result.fallback or not text
 
@@ -77,9 +80,12 @@ def rewrite_query(llm: LLM, query: str) -> tuple[str, bool]:
 def search_phrases(llm: LLM, query: str) -> tuple[list[str], bool]:
     """Search phrases for ``query`` (fallback: the query itself as the one phrase)."""
     result = llm.json(
-        load_prompt("arc_phrases").messages(query=query), Phrases, tag="arc.phrases",
-        default=Phrases(phrases=[query]), max_tokens=200,
-    )  # fmt: skip
+        load_prompt("arc_phrases").messages(query=query),
+        Phrases,
+        tag="arc.phrases",
+        default=Phrases(phrases=[query]),
+        max_tokens=200,
+    )
     phrases = list(dict.fromkeys(p.strip() for p in result.value.phrases if p and p.strip()))
     if not phrases:
         return [query], True
@@ -105,7 +111,7 @@ class Retrieval:
     phrases: tuple[str, ...]
     store: str  # "passages" or "relations": which text store seeded the pass
     hits: dict[str, list[tuple[str, float]]]
-    anchors: tuple[Anchor, ...]
+    anchors: tuple[ArcAnchor, ...]
     gaps: tuple[str, ...]
     chunk_ids: tuple[str, ...]
     hints: tuple[str, ...]
@@ -114,8 +120,20 @@ class Retrieval:
     def anchor_keys(self) -> list[str]:
         return [a.key for a in self.anchors]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def recorded(self, pass_index: int, query: str, phrases_fallback: bool) -> ArcRetrieval:
+        """The trace's payload of this retrieval (pass ``pass_index``, for ``query``)."""
+        return ArcRetrieval(
+            pass_index=pass_index,
+            query=query,
+            phrases=self.phrases,
+            store=self.store,
+            hits={p: tuple(tuple(h) for h in hits) for p, hits in self.hits.items()},
+            anchors=self.anchors,
+            gaps=self.gaps,
+            chunk_ids=self.chunk_ids,
+            hints=self.hints,
+            phrases_fallback=phrases_fallback,
+        )
 
 
 def _candidates(
@@ -159,7 +177,7 @@ def retrieve(
     kind = "passages" if passages else "relations"
     index = graph.indexes.get(kind)
     hits: dict[str, list[tuple[str, float]]] = {}
-    anchors: dict[str, Anchor] = {}
+    anchors: dict[str, ArcAnchor] = {}
     gaps: list[str] = []
     hints: list[str] = []
     found = index.search_many(phrases, k=k) if index is not None else [[] for _ in phrases]
@@ -173,11 +191,16 @@ def retrieve(
         ]
         for row in named:
             key = str(row["key"])
-            anchors.setdefault(key, Anchor(key, str(row["text"]), tuple(row["labels"]), phrase))
+            anchors.setdefault(key, ArcAnchor(key, str(row["text"]), tuple(row["labels"]), phrase))
         if not named:
             gaps.append(phrase)
     chunk_ids = [i for ph in phrases for i, _ in hits[ph]] if passages else []
     return Retrieval(
-        phrases=tuple(phrases), store=kind, hits=hits, anchors=tuple(anchors.values()),
-        gaps=tuple(gaps), chunk_ids=tuple(dict.fromkeys(chunk_ids)), hints=tuple(hints),
-    )  # fmt: skip
+        phrases=tuple(phrases),
+        store=kind,
+        hits=hits,
+        anchors=tuple(anchors.values()),
+        gaps=tuple(gaps),
+        chunk_ids=tuple(dict.fromkeys(chunk_ids)),
+        hints=tuple(hints),
+    )

@@ -122,14 +122,18 @@ class StoreSchema:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "labels": dict(self.labels), "rel_types": dict(self.rel_types),
-            "property_keys": list(self.property_keys), "key": self.key,
-            "edge_key": self.edge_key, "text_key": self.text_key,
+            "labels": dict(self.labels),
+            "rel_types": dict(self.rel_types),
+            "property_keys": list(self.property_keys),
+            "key": self.key,
+            "edge_key": self.edge_key,
+            "text_key": self.text_key,
             "relation_property": self.relation_property,
             "provenance_property": self.provenance_property,
-            "passage_label": self.passage_label, "chunk_backed": self.chunk_backed,
+            "passage_label": self.passage_label,
+            "chunk_backed": self.chunk_backed,
             "signatures": [list(s) for s in self.signatures],
-        }  # fmt: skip
+        }
 
 
 def _read(store: GraphStore, cypher: str, params: dict | None = None) -> list[dict[str, Any]]:
@@ -148,8 +152,11 @@ def _matching_key(
     best, best_n = None, 0
     pattern = "()-[n]->()" if edge else "(n)"
     for key in keys:
-        rows = _read(store, f"MATCH {pattern} WHERE n.{q(key)} IN $ids RETURN count(*) AS c",
-                     {"ids": list(ids)})  # fmt: skip
+        rows = _read(
+            store,
+            f"MATCH {pattern} WHERE n.{q(key)} IN $ids RETURN count(*) AS c",
+            {"ids": list(ids)},
+        )
         n = int(rows[0]["c"]) if rows else 0
         if n > best_n:
             best, best_n = key, n
@@ -234,8 +241,11 @@ def introspect(
     base = store.schema()
     labels = _read(store, "MATCH (n) RETURN labels(n)[0] AS l, count(*) AS c ORDER BY c DESC")
     rels = _read(store, "MATCH ()-[r]->() RETURN type(r) AS t, count(*) AS c ORDER BY c DESC")
-    sigs = _read(store, "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS a, type(r) AS t, "
-                 "labels(b)[0] AS b, count(*) AS c ORDER BY c DESC LIMIT 60")  # fmt: skip
+    sigs = _read(
+        store,
+        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS a, type(r) AS t, "
+        "labels(b)[0] AS b, count(*) AS c ORDER BY c DESC LIMIT 60",
+    )
     node_keys: dict[str, tuple[str, ...]] = {}
     for row in labels[:40]:
         sample = _read(store, f"MATCH (n:{q(row['l'])}) RETURN n LIMIT 5")
@@ -251,8 +261,12 @@ def introspect(
         key = _matching_key(store, base.property_keys, names, edge=False)
     passage_label = None
     if key and ids:
-        found = _read(store, f"MATCH (n) WHERE n.{q(key)} IN $ids RETURN labels(n)[0] AS l, "
-                      "count(*) AS c ORDER BY c DESC LIMIT 1", {"ids": ids})  # fmt: skip
+        found = _read(
+            store,
+            f"MATCH (n) WHERE n.{q(key)} IN $ids RETURN labels(n)[0] AS l, "
+            "count(*) AS c ORDER BY c DESC LIMIT 1",
+            {"ids": ids},
+        )
         passage_label = found[0]["l"] if found else None
     edge_key = _matching_key(store, base.property_keys, [str(i) for i in edge_ids][:20], True)
     skip = f"WHERE NOT n:{q(passage_label)} " if passage_label else ""
@@ -260,8 +274,10 @@ def introspect(
     text_key = _text_key(nodes, {key} if key else set())
     ends = f"WHERE NOT a:{q(passage_label)} AND NOT b:{q(passage_label)} " if passage_label else ""
     name = (lambda v: f"{v}.{q(text_key)}") if text_key else (lambda v: "''")
-    edges = _read(store, f"MATCH (a)-[r]->(b) {ends}RETURN {name('a')} AS s, r, {name('b')} AS o "
-                  f"LIMIT {SAMPLE}")  # fmt: skip
+    edges = _read(
+        store,
+        f"MATCH (a)-[r]->(b) {ends}RETURN {name('a')} AS s, r, {name('b')} AS o LIMIT {SAMPLE}",
+    )
     rel_prop = _relation_property(edges, {r["t"] for r in rels}, {k for k in (key, edge_key) if k})
     all_edges = [{"r": r["r"]} for r in _read(store, f"MATCH ()-[r]->() RETURN r LIMIT {SAMPLE}")]
     prov, prov_list = _provenance(edges + all_edges, {str(i) for i in passage_ids})
@@ -272,9 +288,14 @@ def introspect(
         node_keys=node_keys,
         edge_keys=edge_keys,
         signatures=tuple((r["a"], r["t"], r["b"], int(r["c"])) for r in sigs),
-        key=key, edge_key=edge_key, text_key=text_key, relation_property=rel_prop,
-        provenance_property=prov, provenance_is_list=prov_list, passage_label=passage_label,
-    )  # fmt: skip
+        key=key,
+        edge_key=edge_key,
+        text_key=text_key,
+        relation_property=rel_prop,
+        provenance_property=prov,
+        provenance_is_list=prov_list,
+        passage_label=passage_label,
+    )
 
 
 _CACHE: weakref.WeakKeyDictionary[Any, StoreSchema] = weakref.WeakKeyDictionary()

@@ -4,7 +4,7 @@ Algorithm 1, line 20. Each node, edge and row of an acceptable result joins the 
 with the pass, the subplan and the query that produced it (an element found again keeps its
 first tag and lists the later ones). The stored queries are the witness's proof:
 :meth:`Witness.replay` re-executes each one with its parameters and reports whether the same
-rows come back. The recorded witness (``answer.meta["witness"]``, JSON) keeps a digest of each
+rows come back. The recorded witness (``ArcDetails.witness``, JSON) keeps a digest of each
 query's rows, so :func:`replay_recorded` can check it later from the record alone.
 """
 
@@ -86,19 +86,30 @@ class Witness:
             for e in edges:
                 text = f"{names.get(e.source or '', '?')} -[{e.descriptor}]-> "
                 text += names.get(e.target or "", "?")
-                self._put("edge", e.key, text, pass_, subplan, qid, source=e.source,
-                          target=e.target, provenance=e.provenance)  # fmt: skip
+                self._put(
+                    "edge",
+                    e.key,
+                    text,
+                    pass_,
+                    subplan,
+                    qid,
+                    source=e.source,
+                    target=e.target,
+                    provenance=e.provenance,
+                )
             if not nodes and not edges:
                 text = row_text(row, schema)
                 self._put("row", text, text, pass_, subplan, qid)
         return len(self.elements) - before
 
-    def _put(self, kind: str, key: str, text: str, pass_: int, subplan: int, qid: str,
-             **extra: Any) -> None:  # fmt: skip
+    def _put(
+        self, kind: str, key: str, text: str, pass_: int, subplan: int, qid: str, **extra: Any
+    ) -> None:
         found = self.elements.get((kind, key))
         if found is None:
-            self.elements[(kind, key)] = WitnessElement(kind, key, text, pass_, subplan, qid,
-                                                        **extra)  # fmt: skip
+            self.elements[(kind, key)] = WitnessElement(
+                kind, key, text, pass_, subplan, qid, **extra
+            )
         elif qid != found.query and qid not in found.seen_in:
             found.seen_in.append(qid)
 
@@ -121,34 +132,54 @@ class Witness:
         """Source passage ids of the witness edges, in the order the edges were found."""
         return list(dict.fromkeys(p for e in self.edges for p in e.provenance))
 
-    def replay(self, store: GraphStore, timeout_ms: int = 5000, max_rows: int = 1000
-               ) -> list[ReplayResult]:  # fmt: skip
+    def replay(
+        self, store: GraphStore, timeout_ms: int = 5000, max_rows: int = 1000
+    ) -> list[ReplayResult]:
         """Re-run every stored query; ``same`` when the rows come back identical (any order)."""
         return replay_recorded(self.to_dict()["queries"], store, timeout_ms, max_rows)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "queries": [{"query_id": q.id, "cypher": q.cypher, "params": q.params,
-                         "rows": len(q.rows), "digest": rows_digest(q.rows)}
-                        for q in self.queries],
+            "queries": [
+                {
+                    "query_id": q.id,
+                    "cypher": q.cypher,
+                    "params": q.params,
+                    "rows": len(q.rows),
+                    "digest": rows_digest(q.rows),
+                }
+                for q in self.queries
+            ],
             "elements": [vars(e) | {"seen_in": list(e.seen_in)} for e in self.elements.values()],
-        }  # fmt: skip
+        }
 
     def stats(self) -> dict[str, int]:
-        return {"witness_nodes": len(self.nodes), "witness_edges": len(self.edges),
-                "witness_rows": len(self.rows), "witness_queries": len(self.queries)}  # fmt: skip
+        return {
+            "witness_nodes": len(self.nodes),
+            "witness_edges": len(self.edges),
+            "witness_rows": len(self.rows),
+            "witness_queries": len(self.queries),
+        }
 
 
 def replay_recorded(
-    queries: list[dict[str, Any]], store: GraphStore, timeout_ms: int = 5000,
+    queries: list[dict[str, Any]],
+    store: GraphStore,
+    timeout_ms: int = 5000,
     max_rows: int = 1000,
-) -> list[ReplayResult]:  # fmt: skip
+) -> list[ReplayResult]:
     """Re-run the queries of a recorded witness (``Witness.to_dict()["queries"]``); ``same``
     when the rows that come back have the recorded digest."""
     out = []
     for wq in queries:
-        rec = run_cypher(store, wq["cypher"], wq["params"], timeout_ms=timeout_ms,
-                         max_rows=max_rows, purpose=f"replay {wq['query_id']}")  # fmt: skip
+        rec = run_cypher(
+            store,
+            wq["cypher"],
+            wq["params"],
+            timeout_ms=timeout_ms,
+            max_rows=max_rows,
+            purpose=f"replay {wq['query_id']}",
+        )
         same = rec.error is None and rows_digest(rec.rows) == wq["digest"]
         out.append(ReplayResult(wq["query_id"], same, wq["rows"], rec.n_rows, rec.error))
     return out

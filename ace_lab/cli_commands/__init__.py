@@ -9,7 +9,8 @@ one error boundary). One concept per module:
 * :mod:`~ace_lab.cli_commands.studies`: ``report``, ``judge``, ``semantic``, ``grb-score``,
   ``methods``;
 * :mod:`~ace_lab.cli_commands.datasets`: ``data``, ``data fetch`` and ``corpus add|list|remove``;
-* :mod:`~ace_lab.cli_commands.llm`: ``llm prepare|start|stop|status|ping|build-native``.
+* :mod:`~ace_lab.cli_commands.llm`: ``llm prepare|start|stop|status|ping|build-native``;
+* :mod:`~ace_lab.cli_commands.docs`: ``docs`` (the documentation's generated numbers).
 
 Handlers import what they use inside the function, so ``ace-lab --help`` and a mistyped name
 answer without loading the methods, the LLM client or the data.

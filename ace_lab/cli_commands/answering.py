@@ -92,16 +92,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.trace:
         print(format_trace(answer.trace))
         print("== context\n" + answer.context.render())
-        print("== raw generation\n" + str(answer.meta.get("raw", "")))
+        print("== raw generation\n" + str(answer.raw or ""))
     print(f"question: {question.question}  [{question.id}]")
     print(f"gold:     {' | '.join(question.answers) if question.answers else '(none)'}")
     print(f"answer:   {answer.text}")
-    if "policy" in answer.meta:
-        topology = answer.meta.get("topology")
-        print(
-            f"policy:   {answer.meta['policy']['label']}"
-            + (f" (router: {topology})" if topology else "")
-        )
+    if answer.details is not None:
+        print(f"details:  {answer.details.line()}")
     print(f"cost:     {cost_line(answer)}")
     return 0
 

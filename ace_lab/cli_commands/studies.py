@@ -111,7 +111,8 @@ def cmd_methods(args: argparse.Namespace) -> int:
         if args.name is None:
             print(method_table().to_string(index=False))
             print(
-                "\nalso: ace-fixed:<policy label>, <ace method>@graphrag, "
+                "\nnames: head[:variant][@family][>policy]; "
+                "also: ace-fixed:<policy label> (or ace><policy label>), <ace method>@graphrag, "
                 "arcrag:r<retries>p<passes>[@openie], mosaic-budget-matched:<budget>x<depth>, "
                 "<mosaic method>@openie"
             )

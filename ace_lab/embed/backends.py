@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ace_lab.config import EmbedSettings, load_settings, redact_url
+from ace_lab.config import EmbedSettings, env_name, from_env, load_settings, redact_url
 
 # This machine has no route to the Hugging Face hub: fail fast rather than wait on timeouts.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -31,8 +31,8 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 #: Name under which the bundled MiniLM is selected in :class:`EmbedSettings`.
 MINILM = "all-MiniLM-L6-v2"
 #: Environment variable capping torch's intra-op threads for local encoding.
-THREADS_ENV = "ACE_LAB_EMBED_THREADS"
-DEFAULT_THREADS = 2
+THREADS_ENV = env_name("embed", "threads")
+DEFAULT_THREADS = EmbedSettings.threads
 
 
 @runtime_checkable
@@ -77,21 +77,13 @@ def _batches(items: Sequence[str], size: int) -> Iterator[list[str]]:
 
 
 def embed_threads() -> int:
-    """Torch threads for local encoding: ``ACE_LAB_EMBED_THREADS`` or 2.
+    """Torch threads for local encoding: ``ACE_LAB_EMBED_THREADS`` (``EmbedSettings.threads``)
+    or its default, 2.
 
     Torch would otherwise take every core, starving the LLM server and worker threads that run
     beside it on small machines.
     """
-    raw = os.environ.get(THREADS_ENV, "").strip()
-    if not raw:
-        return DEFAULT_THREADS
-    try:
-        threads = int(raw)
-    except ValueError as err:
-        raise ValueError(f"{THREADS_ENV} must be a positive integer, got {raw!r}") from err
-    if threads < 1:
-        raise ValueError(f"{THREADS_ENV} must be a positive integer, got {raw!r}")
-    return threads
+    return from_env(EmbedSettings, "embed").threads
 
 
 def _is_bundled(model: str) -> bool:

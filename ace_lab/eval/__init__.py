@@ -3,9 +3,9 @@
 Modules: ``metrics`` (EM/F1, coverage), ``stats`` (bootstrap, permutation, controls),
 ``judge``/``judging`` (pairwise LLM judge and its stored verdicts), ``record`` (one question's
 result), ``study`` (a study's files and manifest), ``runner`` (a method over a slice),
-``tables``/``ace_tables`` (result tables), ``export`` (markdown/LaTeX/CSV), ``report`` and
-``plots`` (what notebooks 06–08 call). The package exports the metric, statistics and judge
-core below.
+``tables`` (result tables; a method's own are in its report package), ``export``
+(markdown/LaTeX/CSV), ``report`` and ``plots`` (what notebooks 06–08 call). The package exports
+the metric, statistics and judge core below.
 """
 
 from ace_lab.eval.judge import (

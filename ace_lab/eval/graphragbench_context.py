@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import Question, load_slice
 from ace_lab.data.graphragbench import handles
 from ace_lab.embed import Embedder
@@ -45,7 +45,7 @@ from ace_lab.retrieval import RetrievalGraph
 log = logging.getLogger(__name__)
 
 #: The graph model a study that names none was built with (the runner's default).
-DEFAULT_GRAPH_MODEL = "qwen1.5b"
+DEFAULT_GRAPH_MODEL = DEFAULT_TIER
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from ace_lab.eval.metrics import (
     provenance_recall,
 )
 from ace_lab.evidence import Answer, Context, Evidence
+from ace_lab.steps import AnswerDetails, StepPayload, from_record, to_record
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +58,13 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     ``passage_recall`` is the share of the question's ``supporting_ids`` among the passages
     rendered in the final context (its ``passage`` evidence), ``provenance_recall`` the share
     among the source ids of every context item (see :mod:`ace_lab.eval.metrics`).
+    A method's own columns come from its typed details (``AnswerDetails.columns()``), so a
+    baseline's record has none of ACE's; ``details`` and each step row's ``payload`` keep the
+    typed values whole (``{"type", "v", ...}``; read back with :func:`record_details` and
+    :func:`step_payloads`).
     """
     golds = list(question.answers)
     yes_no = is_yes_no(golds)
-    meta = answer.meta
     summary = answer.trace.summary()
     calls = answer.trace.llm_calls
     evidence = list(answer.context.evidence)
@@ -72,7 +76,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "type": question.type,
         "gold": golds,
         "answer": answer.text,
-        "raw": meta.get("raw"),
+        "raw": answer.raw,
         "em": exact_match(answer.text, golds) if has_gold else None,
         "f1": f1_score(answer.text, golds) if has_gold else None,
         "yes_no": yes_no,
@@ -90,15 +94,12 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
         "provenance_recall": provenance_recall(
             [sid for e in evidence for sid in e.source_ids], question.supporting_ids
         ),
-        "method": meta.get("method"),
-        "policy": meta.get("policy"),
-        "topology": meta.get("topology"),
-        "router": meta.get("router"),  # attempts, raw label, fallback (Adaptive-ACE)
-        "plan": meta.get("plan"),
-        # per-question numbers a method reports about itself (ArcRAG: Cypher counts, passes,
-        # witness size; MOSAIC: paths evaluated, depth, stop reason, its policy), JSON-able
-        "stats": meta.get("stats"),
-        "retrieval_calls": meta.get("retrieval_calls"),
+        "method": answer.method,
+        # the columns the method owns (ACE: policy, topology, router, plan; ArcRAG and MOSAIC:
+        # their per-question stats), and its typed details whole
+        **(answer.details.columns() if answer.details is not None else {}),
+        "details": None if answer.details is None else to_record(answer.details),
+        "retrieval_calls": answer.retrieval_calls,
         "llm_calls": summary["llm_calls"],
         "model_calls": summary["model_calls"],
         "cache_hits": summary["cache_hits"],
@@ -117,10 +118,26 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
                 # what the step's calls cost the model, cached or not (where tokens go)
                 "prompt_tokens": sum(c.response_prompt_tokens for c in s.llm_calls),
                 "completion_tokens": sum(c.response_completion_tokens for c in s.llm_calls),
+                "payload": None if s.payload is None else to_record(s.payload),
             }
             for s in answer.trace.steps
         ],
     }
+
+
+def step_payloads(rec: Mapping[str, Any]) -> list[StepPayload | None]:
+    """The typed payload of each step row of a record, in order; None for a step without one
+    (a record written before payloads, or a type or version this package does not know)."""
+    steps = rec.get("steps")
+    if not isinstance(steps, list | tuple):
+        return []
+    return [from_record(s.get("payload")) if isinstance(s, Mapping) else None for s in steps]
+
+
+def record_details(rec: Mapping[str, Any]) -> AnswerDetails | None:
+    """A record's typed answer details; None for a record written before details existed."""
+    details = from_record(rec.get("details"))
+    return details if isinstance(details, AnswerDetails) else None
 
 
 # --------------------------------------------------------------------- completing old records

@@ -5,7 +5,7 @@ Notebooks keep the narrative and call these; this keeps the bookkeeping in one t
 ``open_report(results_dir, tables_dir)`` is each notebook's setup, and
 ``report.load_studies(studies, methods)`` reads every study it names into a :class:`StudyData`
 (records, manifest, data set label), printing provenance and the commands for what is missing.
-:func:`update_readme` copies ``results/main_table.csv`` into the README (:func:`readme_tables`).
+The documentation's copy of the main table is :mod:`ace_lab.eval.docs_numbers`'s.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ace_lab.config import REPO_ROOT, Settings, load_settings
-from ace_lab.eval.context_stats import CONTEXT_COLUMNS
-from ace_lab.eval.export import export_table, markdown_section, to_markdown
+from ace_lab.config import Settings, load_settings
+from ace_lab.eval.export import export_table, to_markdown
 from ace_lab.eval.judging import judge_command, run_command
 from ace_lab.eval.study import MANIFEST, load_results, study_dir
 
@@ -190,56 +189,3 @@ def placeholder(ax: plt.Axes, text: str) -> None:
     ax.text(0.5, 0.5, wrapped, ha="center", va="center", fontsize=8, transform=ax.transAxes)
     ax.set_xticks([])
     ax.set_yticks([])
-
-
-# ------------------------------------------------------------------------------ README copy
-#: Short names of the data set labels in the README's tables (other labels are kept).
-README_LABELS = {
-    "hotpotqa_dev_sample200": "HotpotQA",
-    "2wikimultihopqa_hipporag1000": "2Wiki",
-    "musique_dev_sample292": "MuSiQue",
-}
-#: The README's names for :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS`.
-README_CONTEXT = {
-    "context_tokens": "context tokens",
-    "passage_recall": "passage recall",
-    "provenance_recall": "provenance recall",
-    "format_compliance": "format compliance",
-}
-README_SECTION = "main_table"
-
-
-def readme_tables(combined: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
-    """The README's copy of a :func:`~ace_lab.eval.tables.main_table_by_dataset` table (as
-    ``results/main_table.csv`` holds it): accuracy (n, EM and F1 with intervals) and contexts
-    (:data:`README_CONTEXT`), one markdown table each, data set labels shortened by
-    ``labels`` (default :data:`README_LABELS`), methods as code."""
-    labels = README_LABELS if labels is None else labels
-    datasets = [c[: -len(" n")] for c in combined.columns if c.endswith(" n")]
-    accuracy = {"method": combined["method"].map(lambda m: f"`{m}`")}
-    context = dict(accuracy)
-    for label in datasets:
-        short = labels.get(label, label)
-        accuracy[f"{short} n"] = combined[f"{label} n"]
-        for metric in ("EM", "F1"):
-            accuracy[f"{short} {metric}"] = combined[f"{label} {metric} [95% CI]"]
-        for column in CONTEXT_COLUMNS:
-            if f"{label} {column}" in combined:
-                context[f"{short} {README_CONTEXT[column]}"] = combined[f"{label} {column}"]
-    parts = [to_markdown(pd.DataFrame(accuracy))]
-    if len(context) > 1:
-        parts.append(to_markdown(pd.DataFrame(context)))
-    return "\n\n".join(parts)
-
-
-def update_readme(readme: Path | None = None, table: Path | None = None) -> bool:
-    """Rewrite the README's ``main_table`` section from ``results/main_table.csv`` (see
-    :func:`readme_tables`); True if the README changed. A test checks they agree."""
-    root = REPO_ROOT or Path.cwd()
-    readme = Path(readme or root / "README.md")
-    combined = pd.read_csv(table or root / "results" / "main_table.csv")
-    text = readme.read_text(encoding="utf-8")
-    new = markdown_section(text, README_SECTION, readme_tables(combined))
-    if new != text:
-        readme.write_text(new, encoding="utf-8")
-    return new != text

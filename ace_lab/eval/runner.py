@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ace_lab.config import Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import Question, default_task, load_slice
 from ace_lab.data.graphragbench import stratified_questions
 from ace_lab.eval.identity import RunIdentity, identity_digest
@@ -118,7 +118,7 @@ def run(
     settings: Settings | None = None,
     llm: LLM | None = None,
     graph: RetrievalGraph | None = None,
-    graph_model: str = "qwen1.5b",
+    graph_model: str = DEFAULT_TIER,
     task: Task | None = None,
     concurrency: int = 1,
     progress: bool = True,

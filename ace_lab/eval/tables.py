@@ -15,7 +15,7 @@ DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one imple
 Every table carries :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS` (context size, the two
 recalls, format compliance; :mod:`ace_lab.eval.context_stats`).
 
-ACE's router and ablation tables are in :mod:`ace_lab.eval.ace_tables`; writing tables to
+ACE's router and ablation tables are in ``ace_lab.ace.report``; writing tables to
 files in :mod:`ace_lab.eval.export`. Comparisons between methods use the questions both
 answered (a partial run must not be compared on a different question mix); per-method
 summaries use all of a method's rows.

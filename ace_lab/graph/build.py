@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.config import Settings, default_graphs_dir, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, default_graphs_dir, load_settings
 from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
 from ace_lab.data.userdir import corpus_folder
 from ace_lab.graph.tables import GraphTables
@@ -151,7 +151,7 @@ def load_graph(
     dataset: str,
     n: int,
     family: str,
-    model: str = "qwen1.5b",
+    model: str = DEFAULT_TIER,
     seed: int = 0,
     settings: Settings | None = None,
 ) -> tuple[GraphTables, Path]:
@@ -175,8 +175,10 @@ def load_or_build(
     seed: int = 0,
     settings: Settings | None = None,
     progress: bool = True,
+    llm: LLM | None = None,
 ) -> tuple[GraphTables, Path]:
-    """The committed/finished graph if there is one (no LLM call), else build it.
+    """The committed/finished graph if there is one (no LLM call), else build it (with ``llm``,
+    e.g. one replaying a notebook's archive, else a new client for ``settings``).
 
     ``rebuild=True`` always runs the builder; it resumes from the per-chunk records and the
     LLM cache, so a rebuild of an unchanged slice makes no new model calls.
@@ -188,7 +190,7 @@ def load_or_build(
             return load_graph(dataset, n, family, model=model, seed=seed, settings=settings)
         except FileNotFoundError:
             pass
-    return build_graph(dataset, n, family, seed=seed, settings=settings, progress=progress)
+    return build_graph(dataset, n, family, seed=seed, settings=settings, llm=llm, progress=progress)
 
 
 def cost_frame(tables: GraphTables) -> pd.DataFrame:

@@ -128,7 +128,7 @@ def run_per_chunk(
             cache_hits=sum(c.cache_hit for c in calls),
             prompt_tokens=sum(c.response_prompt_tokens for c in calls),
             completion_tokens=sum(c.response_completion_tokens for c in calls),
-            fallbacks=len(step.outputs.get("fallbacks", [])),
+            fallbacks=sum(r.outcome == "fallback" for r in step.repairs),
             seconds=round(step.elapsed, 3),
         )
         appender.write(record)

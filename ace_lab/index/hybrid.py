@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ace_lab.bounded import Bounded, bounded
 from ace_lab.embed import Embedder, VectorCache, embed, get_embedder
 from ace_lab.index.dense import DenseBackend, NumpyDense, no_rows
 from ace_lab.index.fusion import DENSE_WEIGHT, RRF_K, SPARSE_WEIGHT, rrf
@@ -56,25 +57,23 @@ class IndexMismatchError(ValueError):
 
 
 @dataclass(frozen=True)
-class HybridSettings:
+class HybridSettings(Bounded):
     """Fusion and tokenisation settings of a :class:`HybridIndex` (saved with it).
 
     The defaults are ArcRAG's: dense evidence counts twice as much as lexical evidence.
     ``stopwords`` is the bm25s stopword list used for documents and queries alike.
     """
 
-    rrf_k: int = RRF_K
-    dense_weight: float = DENSE_WEIGHT
-    sparse_weight: float = SPARSE_WEIGHT
-    stopwords: str = DEFAULT_STOPWORDS
-
-    def __post_init__(self) -> None:
-        if self.rrf_k < 0:
-            raise ValueError(f"rrf_k must be >= 0, got {self.rrf_k}")
-        if self.dense_weight < 0 or self.sparse_weight < 0:
-            raise ValueError(
-                f"weights must be >= 0, got dense={self.dense_weight} sparse={self.sparse_weight}"
-            )
+    rrf_k: int = bounded(RRF_K, lo=0, hi=10_000, help="RRF constant k in 1/(k + rank)")
+    dense_weight: float = bounded(
+        DENSE_WEIGHT, lo=0, hi=100, help="weight of the dense (vector) ranking in the fusion"
+    )
+    sparse_weight: float = bounded(
+        SPARSE_WEIGHT, lo=0, hi=100, help="weight of the sparse (BM25) ranking in the fusion"
+    )
+    stopwords: str = bounded(
+        DEFAULT_STOPWORDS, help="bm25s stopword list (a language code such as en)"
+    )
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import openai
 
+from ace_lab.bounded import Bounded, bounded
 from ace_lab.config import LLMSettings, redact_url
 
 
@@ -97,17 +98,23 @@ def retry_after(exc: BaseException) -> float | None:
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Bounded):
     """``retries`` after the first attempt; the k-th waits ``backoff_s * 2**(k-1)`` seconds or
-    the server's ``Retry-After``, at most ``wait_max_s``."""
+    the server's ``Retry-After``, at most ``wait_max_s`` (set by :class:`LLMSettings`)."""
 
-    retries: int = 3
-    backoff_s: float = 0.5
-    wait_max_s: float = 30.0
+    retries: int = bounded(
+        LLMSettings.max_retries, lo=0, hi=100, help="retries after the first attempt"
+    )
+    backoff_s: float = bounded(
+        LLMSettings.retry_backoff_s, lo=0, hi=3600, help="seconds before the first retry"
+    )
+    wait_max_s: float = bounded(
+        LLMSettings.retry_wait_max_s, lo=0, hi=86400, help="longest wait between retries"
+    )
 
     @classmethod
     def from_settings(cls, cfg: LLMSettings) -> RetryPolicy:
-        return cls(max(0, cfg.max_retries), max(0.0, cfg.retry_backoff_s), cfg.retry_wait_max_s)
+        return cls(cfg.max_retries, cfg.retry_backoff_s, cfg.retry_wait_max_s)
 
     @property
     def attempts(self) -> int:

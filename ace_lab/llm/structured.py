@@ -22,6 +22,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from ace_lab.evidence import current_step
+from ace_lab.steps import Repair
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -288,7 +289,7 @@ class StructuredOutput:
                 self._note_retry(tag, attempt, errors)
             return JsonResult(value, False, attempt, tuple(errors))
         fallback = default() if callable(default) else default
-        self._note_fallback(tag, errors)
+        self._note_fallback(tag, attempts, errors)
         return JsonResult(fallback, True, attempts, tuple(errors))
 
     def _json_request(
@@ -311,13 +312,11 @@ class StructuredOutput:
         step = current_step()  # the open step, if any, shows the failed attempts before it
         if step is not None:
             step.notes.append(f"{tag}: valid on attempt {attempt} after {len(errors)} failed")
-            step.outputs.setdefault("retries", []).append(
-                {"tag": tag, "attempt": attempt, "errors": errors}
-            )
+            step.repairs.append(Repair(tag, "retry", attempt, tuple(errors)))
 
     @staticmethod
-    def _note_fallback(tag: str, errors: list[str]) -> None:
+    def _note_fallback(tag: str, attempts: int, errors: list[str]) -> None:
         step = current_step()  # the open step, if any, shows the fallback
         if step is not None:
             step.notes.append(f"{tag}: fell back to default after {len(errors)} failed attempts")
-            step.outputs.setdefault("fallbacks", []).append({"tag": tag, "errors": errors})
+            step.repairs.append(Repair(tag, "fallback", attempts, tuple(errors)))

@@ -13,6 +13,7 @@ from typing import Protocol
 from ace_lab.evidence import Answer, Context, Retriever, Trace, tag
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
+from ace_lab.steps import Generation, Retrieval
 
 
 class Method(Protocol):
@@ -48,10 +49,16 @@ class RetrieveThenGenerate:
                 step.queries.append(query)
                 items = tag(self.retriever.retrieve(query, self.mode), "base", 0, mode=self.mode)
                 step.add(items)
-                step.outputs.update(evidence=[e.id for e in items], n=len(items))
+                step.record(Retrieval(query, self.mode, tuple(e.id for e in items)))
             context = Context(items)
             with trace.step("generate", prompt_style=self.prompt_style, task=task) as step:
                 generation = generate(self.llm, query, context.render(), task, self.prompt_style)
-                step.outputs.update(answer=generation.answer, raw=generation.raw)
-        meta = {"method": self.name, "retrieval_calls": 1, "raw": generation.raw}
-        return Answer(generation.answer, context, trace, meta)
+                step.record(Generation(generation.answer, generation.raw, self.prompt_style, task))
+        return Answer(
+            generation.answer,
+            context,
+            trace,
+            method=self.name,
+            raw=generation.raw,
+            retrieval_calls=1,
+        )

@@ -36,6 +36,7 @@ from ace_lab.bounded import Adjustment
 from ace_lab.llm import LLM
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.prompts import load_prompt
+from ace_lab.steps.mosaic import ExplorationChoice
 
 ANALYZER_PROMPT = "mosaic_analyzer"
 ANALYZER_MAX_TOKENS = 160
@@ -68,16 +69,19 @@ class PolicyDecision:
     attempts: int = 0
     errors: tuple[str, ...] = field(default=())
 
-    def to_meta(self) -> dict[str, Any]:
-        return {
-            "signals": self.signals,
-            "raw": self.raw,
-            "policy": self.policy.to_dict(),
-            "adjustments": [str(a) for a in self.adjustments],
-            "fallback": self.fallback,
-            "attempts": self.attempts,
-            "errors": list(self.errors),
-        }
+    def payload(self, source: str = "analyzer") -> ExplorationChoice:
+        """This decision as the ``policy`` step's payload (``source``: analyzer or fixed)."""
+        return ExplorationChoice(
+            policy=self.policy.to_dict(),
+            label=self.policy.label,
+            source=source,
+            signals=dict(self.signals),
+            raw=dict(self.raw),
+            adjustments=tuple(str(a) for a in self.adjustments),
+            fallback=self.fallback,
+            attempts=self.attempts,
+            errors=tuple(self.errors),
+        )
 
 
 def controls_from_signals(out: AnalyzerOutput) -> dict[str, Any]:
@@ -87,8 +91,9 @@ def controls_from_signals(out: AnalyzerOutput) -> dict[str, Any]:
     listy = str(out.cardinality).strip().lower() == "list"
     broad = str(out.breadth).strip().lower() == "broad"
     depth = out.depth + (1 if out.mediated and out.depth < 3 else 0)
-    stop = "deep" if (out.mediated or broad or depth >= 4) else ("shallow" if depth <= 1 else
-                                                                 "medium")  # fmt: skip
+    stop = (
+        "deep" if (out.mediated or broad or depth >= 4) else ("shallow" if depth <= 1 else "medium")
+    )
     return {
         "seed_count": 6 + (2 * max(len(targets) - 1, 1) if many else 0) + (2 if broad else 0),
         "per_target": many and bool(targets),

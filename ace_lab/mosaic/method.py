@@ -8,34 +8,36 @@ and the shared answer generator are the same for all of them; only the policy ch
 
 Every stage is a trace step — ``policy``, ``seed``, ``traverse:<d>`` (one per depth, kept and
 pruned paths with every score component), ``stop`` (reason, gain/completeness curve),
-``select`` (roles, drops, floor restores, source windows) and ``generate`` — and
-``answer.meta["stats"]`` carries the per-question numbers the evaluation records.
+``select`` (roles, drops, floor restores, source windows) and ``generate``, each recording its
+typed payload (:mod:`ace_lab.steps.mosaic`) — and ``answer.details`` (``MosaicDetails``)
+carries the per-question numbers the evaluation records.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from ace_lab.bounded import Bounded, bounded
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace, fit_budget
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task, generate
 from ace_lab.mosaic.analyzer import PolicyDecision, analyze
-from ace_lab.mosaic.policy import (
-    BUDGET_MATCHED_DEFAULT,
-    FIXED_POLICIES,
-    ExplorationPolicy,
-    budget_matched,
-)
+from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.scoring import PathScorer
-from ace_lab.mosaic.seeds import select_seeds
+from ace_lab.mosaic.seeds import ChosenSeeds, select_seeds
 from ace_lab.mosaic.select import select, source_windows
-from ace_lab.mosaic.traverse import Explorer
+from ace_lab.mosaic.traverse import DepthRecord, Explorer
 from ace_lab.mosaic.view import GraphView
 from ace_lab.retrieval import RetrievalGraph
+from ace_lab.steps import Generation
+from ace_lab.steps.mosaic import (
+    EvidenceSelection,
+    ExplorationStop,
+    MosaicDetails,
+    SeedSelection,
+    TraversalDepth,
+)
 
 #: Pruned paths listed per depth in the trace (all are counted; ours).
 TRACE_PRUNED = 12
@@ -45,7 +47,7 @@ MOSAIC_METHODS = (
     "mosaic", "mosaic-fixed:narrow", "mosaic-fixed:medium", "mosaic-fixed:wide",
     "mosaic-budget-matched",
 )  # fmt: skip
-#: Name heads :func:`parse_name` resolves (before ``:<arg>`` and ``@<family>``).
+#: Name heads of MOSAIC methods (``ace_lab.registry`` parses and resolves the names).
 MOSAIC_HEADS = ("mosaic", "mosaic-fixed", "mosaic-budget-matched")
 
 
@@ -92,9 +94,7 @@ class Mosaic:
             with trace.step("policy", mode="fixed" if self.policy else "analyzer") as step:
                 decision = self.decide(query)
                 policy = decision.policy
-                step.outputs.update(policy=policy.to_dict(), label=policy.label,
-                                    **{k: v for k, v in decision.to_meta().items()
-                                       if k != "policy"})  # fmt: skip
+                step.record(decision.payload("fixed" if self.policy else "analyzer"))
                 step.notes.append(f"policy {policy.label}")
                 if decision.fallback and self.policy is None:
                     step.notes.append("analyzer output unusable: default policy")
@@ -102,27 +102,17 @@ class Mosaic:
             with trace.step("seed", seed_count=policy.seed_count) as step:
                 step.queries.append(query)
                 chosen = select_seeds(view, query, policy)
-                step.add(view.graph.entity_evidence(s.node, round(s.score, 4))
-                         for s in chosen.seeds)  # fmt: skip
-                step.outputs.update(
-                    seeds=[s.to_dict() for s in chosen.seeds],
-                    candidates={v: [s.node for s in c] for v, c in chosen.candidates.items()},
-                    dropped=[s.node for s in chosen.dropped],
+                step.add(
+                    view.graph.entity_evidence(s.node, round(s.score, 4)) for s in chosen.seeds
                 )
+                step.record(_seed_selection(chosen))
             scorer = PathScorer(view, query, policy, chosen.seeds)
             explorer = Explorer(view, scorer, chosen.seeds, policy, query)
             while not explorer.done:
                 with trace.step(f"traverse:{len(explorer.records) + 1}", kind="traverse") as step:
                     record = explorer.advance()
                     step.add(_evidence(view, record.new_items))
-                    step.outputs.update(
-                        depth=record.depth, candidates=record.candidates,
-                        kept=[p.to_dict(view) for p in record.kept],
-                        pruned=[p.to_dict(view) for p in record.pruned[:TRACE_PRUNED]],
-                        pruned_count=len(record.pruned),
-                        connectors=sum(p.view == "connector" for p in record.kept),
-                        gain=round(record.gain, 4), completeness=round(record.completeness, 4),
-                    )  # fmt: skip
+                    step.record(_traversal_depth(view, record))
                     step.notes.append(
                         f"{record.candidates} paths scored, {len(record.kept)} kept, "
                         f"{len(record.pruned)} pruned; gain {record.gain:.2f}, "
@@ -131,9 +121,14 @@ class Mosaic:
                     step.notes += [f"kept {p.line(view)}" for p in record.kept]
             found = explorer.result()
             with trace.step("stop") as step:
-                step.outputs.update(reason=found.stop_reason, curve=found.curve,
-                                    depth_reached=found.depth_reached,
-                                    paths_evaluated=found.paths_evaluated)  # fmt: skip
+                step.record(
+                    ExplorationStop(
+                        reason=found.stop_reason,
+                        rounds=found.depth_reached,
+                        paths_evaluated=found.paths_evaluated,
+                        curve=tuple(found.curve),
+                    )
+                )
                 step.notes.append(f"stopped: {found.stop_reason} at depth {found.depth_reached}")
             with trace.step("select", budget=policy.evidence_budget) as step:
                 chosen_items = select(view, found, policy)
@@ -153,45 +148,73 @@ class Mosaic:
                     f"{len(chosen_items.restored)} restored to the floor "
                     f"{policy.preservation_floor}, {len(windows)} source passages"
                 )
-                step.outputs.update(
-                    kept=[(e.id, e.meta.get("role")) for e in chosen_items.kept],
-                    passages=[e.id for e in windows],
-                    restored=chosen_items.restored,
-                    dropped=[(e.id, why) for e, why in chosen_items.dropped],
-                    over_tokens=[e.id for e in ordered if e.id not in keep],
+                step.record(
+                    EvidenceSelection(
+                        kept=tuple(e.id for e in chosen_items.kept),
+                        dropped=tuple((e.id, why) for e, why in chosen_items.dropped),
+                        roles={e.id: str(e.meta.get("role")) for e in chosen_items.kept},
+                        passages=tuple(e.id for e in windows),
+                        restored=tuple(chosen_items.restored),
+                        over_tokens=tuple(e.id for e in ordered if e.id not in keep),
+                        budget=policy.evidence_budget,
+                    )
                 )
             context = Context(final)
             with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
                 generation = generate(self.llm, query, context.render(), task, cfg.prompt_style)
-                step.outputs.update(answer=generation.answer, raw=generation.raw)
-        stats = {
-            "paths_evaluated": found.paths_evaluated,
-            "evidence_retained": len(chosen_items.kept),
-            "passages_retained": len(windows),
-            "depth_reached": found.depth_reached,
-            "stop_reason": found.stop_reason,
-            "connectors_used": found.connectors_used,
-            "seeds": len(chosen.seeds),
-            "analyzer_fallback": decision.fallback and self.policy is None,
-            "adjustments": len(decision.adjustments),
-            "policy_label": policy.label,  # flat: counts distinct policy combinations
-            "policy": policy.to_dict(),
-        }
-        meta: dict[str, Any] = {
-            "method": self.name,
-            "policy": policy.to_dict() | {"label": policy.label},
-            "analyzer": decision.to_meta() if self.policy is None else None,
-            "stats": stats,
-            "retrieval_calls": 1,
-            "raw": generation.raw,
-        }
-        return Answer(generation.answer, context, trace, meta)
+                step.record(Generation(generation.answer, generation.raw, cfg.prompt_style, task))
+        details = MosaicDetails(
+            policy=policy.to_dict(),
+            label=policy.label,
+            paths_evaluated=found.paths_evaluated,
+            evidence_retained=len(chosen_items.kept),
+            passages_retained=len(windows),
+            depth_reached=found.depth_reached,
+            stop_reason=found.stop_reason,
+            connectors_used=found.connectors_used,
+            seeds=len(chosen.seeds),
+            analyzer_fallback=decision.fallback and self.policy is None,
+            adjustments=len(decision.adjustments),
+        )
+        return Answer(
+            generation.answer,
+            context,
+            trace,
+            method=self.name,
+            raw=generation.raw,
+            retrieval_calls=1,
+            details=details,
+        )
+
+
+def _seed_selection(chosen: ChosenSeeds) -> SeedSelection:
+    return SeedSelection(
+        seeds=tuple(s.payload() for s in chosen.seeds),
+        candidates={v: tuple(s.node for s in c) for v, c in chosen.candidates.items()},
+        dropped=tuple(s.node for s in chosen.dropped),
+    )
+
+
+def _traversal_depth(view: GraphView, record: DepthRecord) -> TraversalDepth:
+    return TraversalDepth(
+        depth=record.depth,
+        candidates=record.candidates,
+        kept=tuple(p.payload(view) for p in record.kept),
+        pruned=tuple(p.payload(view) for p in record.pruned[:TRACE_PRUNED]),
+        pruned_count=len(record.pruned),
+        connectors=sum(p.view == "connector" for p in record.kept),
+        gain=round(record.gain, 4),
+        completeness=round(record.completeness, 4),
+    )
 
 
 def _evidence(view: GraphView, ids: list[str]) -> list:
     g = view.graph
-    return [g.relation_evidence(i) if i in g.edges else g.entity_evidence(i) for i in ids
-            if i in g.edges or i in g.nodes]  # fmt: skip
+    return [
+        g.relation_evidence(i) if i in g.edges else g.entity_evidence(i)
+        for i in ids
+        if i in g.edges or i in g.nodes
+    ]
 
 
 def _order(kept: list, passages: list) -> list:
@@ -209,37 +232,3 @@ def _order(kept: list, passages: list) -> list:
 def _removed(trace: Trace, keep: set[str], dropped: list) -> list:
     why = {e.id: r for e, r in dropped}
     return [(e, why.get(e.id, "not selected")) for e in trace.working_set() if e.id not in keep]
-
-
-# ---------------------------------------------------------------------- registry names
-_BUDGET = re.compile(r"^(\d+)x(\d+)$")
-
-
-def parse_name(name: str) -> tuple[ExplorationPolicy | None, str, str]:
-    """``(fixed policy or None, graph family, description)`` of a MOSAIC method name.
-
-    ``mosaic``, ``mosaic-fixed:<narrow|medium|wide>``, ``mosaic-budget-matched`` (default
-    budget × depth :data:`BUDGET_MATCHED_DEFAULT`) or ``mosaic-budget-matched:<b>x<d>``, each
-    optionally ``@hierarchical`` (default) or ``@openie``."""
-    base, _, family = name.partition("@")
-    family = family or "hierarchical"
-    if family not in MOSAIC_FAMILIES:
-        raise KeyError(f"unknown graph family {family!r} in {name!r}; use {MOSAIC_FAMILIES}")
-    head, _, arg = base.partition(":")
-    if base == "mosaic":
-        return None, family, f"MOSAIC: analyzer → per-query exploration policy ({family})"
-    if head == "mosaic-fixed" and arg in FIXED_POLICIES:
-        policy = FIXED_POLICIES[arg]
-        return policy, family, f"MOSAIC pipeline, Fixed {arg.title()} ({policy.label})"
-    if head == "mosaic-budget-matched":
-        match = _BUDGET.match(arg) if arg else None
-        if arg and match is None:
-            raise KeyError(f"{name!r}: use mosaic-budget-matched:<budget>x<depth>, e.g. 12x3")
-        budget, depth = (int(match[1]), int(match[2])) if match else BUDGET_MATCHED_DEFAULT
-        policy = budget_matched(budget, depth)
-        return policy, family, f"MOSAIC pipeline, fixed policy matched to budget/depth " \
-            f"({policy.label})"  # fmt: skip
-    raise KeyError(
-        f"unknown MOSAIC method {name!r}; use mosaic, mosaic-fixed:<narrow|medium|"
-        "wide>, mosaic-budget-matched[:<budget>x<depth>], optionally @openie"
-    )

@@ -100,8 +100,9 @@ class ExplorationPolicy(Bounded):
         if not isinstance(self.targets, tuple) or not all(
             isinstance(t, str) and t.strip() for t in self.targets
         ):
-            raise ConfigError(f"ExplorationPolicy.targets must be non-empty strings, got "
-                              f"{self.targets!r}")  # fmt: skip
+            raise ConfigError(
+                f"ExplorationPolicy.targets must be non-empty strings, got {self.targets!r}"
+            )
         if len(self.targets) > MAX_TARGETS:
             raise ConfigError(f"at most {MAX_TARGETS} targets, got {len(self.targets)}")
         super().__post_init__()
@@ -133,15 +134,20 @@ class ExplorationPolicy(Bounded):
                 changes.append(Adjustment("targets", given, cleaned, "cleaned"))
             values["targets"] = cleaned
         safe = {k: values[k] for k in values if isinstance(k, str)}
-        changes += [Adjustment(repr(k), values[k], None, "unknown field") for k in values
-                    if not isinstance(k, str)]  # fmt: skip
+        changes += [
+            Adjustment(repr(k), values[k], None, "unknown field")
+            for k in values
+            if not isinstance(k, str)
+        ]
         crossed = {n: safe.pop(n) for n in ("min_depth", "preservation_floor") if n in safe}
         policy, more = super().clamp(safe)
         changes += [c for c in more if c.field not in ("min_depth", "preservation_floor")]
         probe, more = _Crossed.clamp(crossed)
         changes += more
-        for name, limit in (("min_depth", policy.max_depth),
-                            ("preservation_floor", policy.evidence_budget)):  # fmt: skip
+        for name, limit in (
+            ("min_depth", policy.max_depth),
+            ("preservation_floor", policy.evidence_budget),
+        ):
             value = getattr(probe, name)
             if value > limit:
                 changes.append(Adjustment(name, value, limit, f"lowered to fit {limit}"))
@@ -200,15 +206,26 @@ def clean_targets(value: Any) -> tuple[str, ...]:
 #: The canonical fixed policies (ours; the paper names them but not their values).
 FIXED_POLICIES: dict[str, ExplorationPolicy] = {
     "narrow": ExplorationPolicy(
-        seed_count=5, max_depth=2, beam_width=4, stop_threshold="shallow",
-        evidence_budget=8, preservation_floor=2, source_window=0,
+        seed_count=5,
+        max_depth=2,
+        beam_width=4,
+        stop_threshold="shallow",
+        evidence_budget=8,
+        preservation_floor=2,
+        source_window=0,
     ),
     "medium": ExplorationPolicy(),
     "wide": ExplorationPolicy(
-        seed_count=12, max_depth=4, beam_width=24, connectors=True, stop_threshold="deep",
-        evidence_budget=16, preservation_floor=6, source_window=2,
+        seed_count=12,
+        max_depth=4,
+        beam_width=24,
+        connectors=True,
+        stop_threshold="deep",
+        evidence_budget=16,
+        preservation_floor=6,
+        source_window=2,
     ),
-}  # fmt: skip
+}
 #: The default of ``mosaic-budget-matched``: Fixed Medium's budget and depth, until the lead
 #: sets them from MOSAIC's measured means (``mosaic-budget-matched:<budget>x<depth>``).
 BUDGET_MATCHED_DEFAULT = (12, 3)

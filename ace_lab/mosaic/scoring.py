@@ -36,18 +36,29 @@ from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.seeds import QUESTION, Seed
 from ace_lab.mosaic.view import GraphView, cosine
 from ace_lab.retrieval import EdgeInfo
+from ace_lab.steps.mosaic import ScoredPath
 
 REWARDS = ("relevance", "target", "specificity", "anchor", "transition", "coherence")
 PENALTIES = ("hub", "repetition", "question_label")
 WEIGHTS: dict[str, float] = {
-    "relevance": 0.35, "target": 0.15, "specificity": 0.10, "anchor": 0.10,
-    "transition": 0.15, "coherence": 0.15,
-    "hub": 0.15, "repetition": 0.20, "question_label": 0.30,
-}  # fmt: skip
+    "relevance": 0.35,
+    "target": 0.15,
+    "specificity": 0.10,
+    "anchor": 0.10,
+    "transition": 0.15,
+    "coherence": 0.15,
+    "hub": 0.15,
+    "repetition": 0.20,
+    "question_label": 0.30,
+}
 ANCHORED_WEIGHTS: dict[str, float] = {
-    **WEIGHTS, "relevance": 0.25, "target": 0.20, "anchor": 0.20,
-    "transition": 0.125, "coherence": 0.125,
-}  # fmt: skip
+    **WEIGHTS,
+    "relevance": 0.25,
+    "target": 0.20,
+    "anchor": 0.20,
+    "transition": 0.125,
+    "coherence": 0.125,
+}
 _QUESTION_LABEL = re.compile(r"^(who|what|when|where|which|why|how|is|are|does|did)\b", re.I)
 
 
@@ -74,29 +85,36 @@ class Path:
 
     def line(self, view: GraphView) -> str:
         """One readable line: the walk, its score and the last hop's components."""
-        short = {"relevance": "rel", "target": "tgt", "specificity": "spec", "anchor": "anc",
-                 "transition": "trans", "coherence": "coh", "hub": "-hub",
-                 "repetition": "-rep", "question_label": "-qlabel"}  # fmt: skip
-        parts = " ".join(f"{a} {self.components[k]:.2f}" for k, a in short.items()
-                         if k in self.components)  # fmt: skip
+        short = {
+            "relevance": "rel",
+            "target": "tgt",
+            "specificity": "spec",
+            "anchor": "anc",
+            "transition": "trans",
+            "coherence": "coh",
+            "hub": "-hub",
+            "repetition": "-rep",
+            "question_label": "-qlabel",
+        }
+        parts = " ".join(
+            f"{a} {self.components[k]:.2f}" for k, a in short.items() if k in self.components
+        )
         walk = " → ".join(view.name(n) for n in self.nodes)
         tag = f" [connector {'/'.join(self.joins)}]" if self.view == "connector" else ""
         return f"{self.score:.3f} {walk}{tag} ({parts})"
 
-    def to_dict(self, view: GraphView | None = None) -> dict[str, object]:
-        out: dict[str, object] = {
-            "nodes": list(self.nodes),
-            "edges": list(self.edges),
-            "region": self.region,
-            "view": self.view,
-            "score": round(self.score, 4),
-            "components": {k: round(v, 4) for k, v in self.components.items()},
-        }
-        if view is not None:
-            out["names"] = [view.name(n) for n in self.nodes]
-        if self.joins:
-            out["joins"] = list(self.joins)
-        return out
+    def payload(self, view: GraphView | None = None) -> ScoredPath:
+        """This path as recorded in a ``traverse`` step (``view`` adds the node names)."""
+        return ScoredPath(
+            nodes=tuple(self.nodes),
+            score=round(self.score, 4),
+            names=tuple(view.name(n) for n in self.nodes) if view is not None else (),
+            edges=tuple(self.edges),
+            region=self.region,
+            view=self.view,
+            components={k: round(v, 4) for k, v in self.components.items()},
+            joins=tuple(self.joins),
+        )
 
 
 def looks_like_question(label: str) -> bool:
@@ -149,8 +167,11 @@ class PathScorer:
         mentions = len(info.source_ids) if info is not None else 0
         previous = v.vector("relations", path.edges[-1]) if path.edges else self.qvec
         predicates = {v.graph.edges[e].predicate.lower() for e in path.edges if e in v.graph.edges}
-        repeated = 1.0 if node in seen else (0.5 if edge.predicate.lower() in predicates and
-                                             edge.predicate else 0.0)  # fmt: skip
+        repeated = (
+            1.0
+            if node in seen
+            else (0.5 if edge.predicate.lower() in predicates and edge.predicate else 0.0)
+        )
         return {
             "relevance": 0.5 * cosine(self.qvec, evec) + 0.5 * cosine(self.qvec, nvec),
             "target": target,
@@ -173,9 +194,15 @@ class PathScorer:
         parts = self.components(path, edge, node, seen)
         hops = (*path.hops, self.total(parts))
         return Path(
-            (*path.nodes, node), (*path.edges, edge.id), path.region,
-            sum(hops) / len(hops), hops, {**parts, "hop": hops[-1]}, path.view, path.joins,
-        )  # fmt: skip
+            (*path.nodes, node),
+            (*path.edges, edge.id),
+            path.region,
+            sum(hops) / len(hops),
+            hops,
+            {**parts, "hop": hops[-1]},
+            path.view,
+            path.joins,
+        )
 
 
 def region_of(seed: Seed, policy: ExplorationPolicy) -> str:

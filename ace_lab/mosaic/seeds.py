@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.view import GraphView
+from ace_lab.steps.mosaic import SeedPick
 
 ENTITY_WEIGHT = 0.6
 RELATION_WEIGHT = 0.4
@@ -37,20 +38,21 @@ class Seed:
     view: str  # QUESTION or the target whose candidates it came from
     views: tuple[str, ...] = ()  # every view that found it
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "node": self.node,
-            "score": round(self.score, 4),
-            "entity": round(self.entity_score, 4),
-            "relation": round(self.relation_score, 4),
-            "lexical": self.lexical,
-            "view": self.view,
-            "views": list(self.views),
-        }
+    def payload(self) -> SeedPick:
+        """This seed as recorded in the ``seed`` step."""
+        return SeedPick(
+            node=self.node,
+            score=round(self.score, 4),
+            entity=round(self.entity_score, 4),
+            relation=round(self.relation_score, 4),
+            lexical=self.lexical,
+            view=self.view,
+            views=tuple(self.views),
+        )
 
 
 @dataclass
-class SeedSelection:
+class ChosenSeeds:
     seeds: list[Seed]
     candidates: dict[str, list[Seed]] = field(default_factory=dict)  # per view, best first
     dropped: list[Seed] = field(default_factory=list)
@@ -80,14 +82,21 @@ def view_candidates(view: GraphView, text: str, name: str, k: int) -> list[Seed]
             for node in (edge.source, edge.target):
                 rel[node] = max(rel.get(node, 0.0), h.score / top)
     out = [
-        Seed(n, ENTITY_WEIGHT * ent.get(n, 0.0) + RELATION_WEIGHT * rel.get(n, 0.0),
-             ent.get(n, 0.0), rel.get(n, 0.0), n in lexical, name, (name,))
+        Seed(
+            n,
+            ENTITY_WEIGHT * ent.get(n, 0.0) + RELATION_WEIGHT * rel.get(n, 0.0),
+            ent.get(n, 0.0),
+            rel.get(n, 0.0),
+            n in lexical,
+            name,
+            (name,),
+        )
         for n in set(ent) | set(rel)
-    ]  # fmt: skip
+    ]
     return sorted(out, key=lambda s: (-s.score, s.node))
 
 
-def select_seeds(view: GraphView, query: str, policy: ExplorationPolicy) -> SeedSelection:
+def select_seeds(view: GraphView, query: str, policy: ExplorationPolicy) -> ChosenSeeds:
     """The policy's ``seed_count`` seeds for ``query`` (see module doc)."""
     k = policy.seed_count
     per_target = policy.per_target and bool(policy.targets)
@@ -113,13 +122,20 @@ def select_seeds(view: GraphView, query: str, policy: ExplorationPolicy) -> Seed
         if s.node in seen:
             continue  # de-duplicated: the first view (a target's, in turn) keeps it
         seen.add(s.node)
-        seed = Seed(s.node, s.score, s.entity_score, s.relation_score, s.node in lexical,
-                    s.view, tuple(found[s.node]))  # fmt: skip
+        seed = Seed(
+            s.node,
+            s.score,
+            s.entity_score,
+            s.relation_score,
+            s.node in lexical,
+            s.view,
+            tuple(found[s.node]),
+        )
         if len(chosen) < k:
             chosen[s.node] = seed
         else:
             dropped.append(seed)
-    return SeedSelection(list(chosen.values()), candidates, dropped)
+    return ChosenSeeds(list(chosen.values()), candidates, dropped)
 
 
 def _turns(lists: list[list[Seed]]) -> list[Seed]:

@@ -48,7 +48,7 @@ _CHUNK_INDEX = re.compile(r"^(.*)#(\d+)$")
 
 
 @dataclass
-class Selection:
+class SelectedEvidence:
     kept: list[Evidence]
     dropped: list[tuple[Evidence, str]] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
@@ -91,7 +91,9 @@ def _roles(exploration: Exploration, policy: ExplorationPolicy) -> dict[str, tup
     return out
 
 
-def select(view: GraphView, exploration: Exploration, policy: ExplorationPolicy) -> Selection:
+def select(
+    view: GraphView, exploration: Exploration, policy: ExplorationPolicy
+) -> SelectedEvidence:
     """The policy's evidence from an exploration (see module doc), before source windows."""
     g = view.graph
     score: dict[str, float] = {}
@@ -104,8 +106,12 @@ def select(view: GraphView, exploration: Exploration, policy: ExplorationPolicy)
     def make(item: str) -> Evidence:
         role, region = roles[item]
         ev = g.relation_evidence(item) if item in g.edges else g.entity_evidence(item)
-        return replace(ev, score=round(score[item], 4), branch="base",
-                       meta={**ev.meta, "role": role, "region": region})  # fmt: skip
+        return replace(
+            ev,
+            score=round(score[item], 4),
+            branch="base",
+            meta={**ev.meta, "role": role, "region": region},
+        )
 
     ranked = sorted(roles, key=lambda i: (ROLES.index(roles[i][0]), -score[i], i))
     items = [make(i) for i in ranked]
@@ -145,13 +151,16 @@ def select(view: GraphView, exploration: Exploration, policy: ExplorationPolicy)
     dropped += [
         (e, r) for e, r in pool if e.id not in back and all(e.id != d.id for d, _ in dropped)
     ]
-    return Selection(kept, dropped, restored)
+    return SelectedEvidence(kept, dropped, restored)
 
 
 def source_windows(
-    view: GraphView, kept: list[Evidence], qvec: np.ndarray, policy: ExplorationPolicy,
+    view: GraphView,
+    kept: list[Evidence],
+    qvec: np.ndarray,
+    policy: ExplorationPolicy,
     passages: int,
-) -> list[Evidence]:  # fmt: skip
+) -> list[Evidence]:
     """The best ``passages`` source chunks of ``kept`` and their ``source_window`` neighbours."""
     g = view.graph
     cited: Counter[str] = Counter()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ace_lab.mosaic.policy import GAIN_LOW, ExplorationPolicy
 
-#: Stop reasons, as recorded in the trace and ``answer.meta["stats"]["stop_reason"]``.
+#: Stop reasons, as recorded in the trace (``ExplorationStop``) and the ``stats`` column.
 STOP_REASONS = ("converged", "depth_cap", "exhausted")
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]+")
@@ -78,8 +78,9 @@ class StopRule:
     def observe(self, depth: int, gain: float, complete: float) -> str | None:
         """The stop reason after ``depth`` (None: go one depth deeper)."""
         self._low = self._low + 1 if gain < self.gain_low else 0
-        self.curve.append({"depth": depth, "gain": round(gain, 4),
-                           "completeness": round(complete, 4)})  # fmt: skip
+        self.curve.append(
+            {"depth": depth, "gain": round(gain, 4), "completeness": round(complete, 4)}
+        )
         if depth >= self.min_depth and self._low >= self.patience and complete >= self.threshold:
             return "converged"
         if depth >= self.max_depth:

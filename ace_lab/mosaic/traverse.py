@@ -87,9 +87,13 @@ class Explorer:
     inside its own trace step; :func:`explore` runs it to the end."""
 
     def __init__(
-        self, view: GraphView, scorer: PathScorer, seeds: list[Seed], policy: ExplorationPolicy,
+        self,
+        view: GraphView,
+        scorer: PathScorer,
+        seeds: list[Seed],
+        policy: ExplorationPolicy,
         query: str,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.view, self.scorer, self.policy = view, scorer, policy
         self.roots = [scorer.root(s, region_of(s, policy)) for s in seeds]
         self.rule = StopRule.of(policy)
@@ -118,8 +122,9 @@ class Explorer:
             raise RuntimeError(f"exploration already stopped: {self.reason}")
         policy, depth = self.policy, len(self.records) + 1
         grow = self.growable
-        pool = _expand(self.view, self.scorer, grow, self.seen,
-                       self.regions if policy.connectors else {})  # fmt: skip
+        pool = _expand(
+            self.view, self.scorer, grow, self.seen, self.regions if policy.connectors else {}
+        )
         if policy.connectors:
             pool += _bridges(self.view, self.scorer, grow, self.seen, self.regions, policy)
         best: dict[tuple[str, ...], Path] = {}
@@ -156,9 +161,12 @@ class Explorer:
 
 
 def explore(
-    view: GraphView, scorer: PathScorer, seeds: list[Seed], policy: ExplorationPolicy,
+    view: GraphView,
+    scorer: PathScorer,
+    seeds: list[Seed],
+    policy: ExplorationPolicy,
     query: str,
-) -> Exploration:  # fmt: skip
+) -> Exploration:
     """Beam search from ``seeds`` under ``policy`` to its stop (see module doc)."""
     explorer = Explorer(view, scorer, seeds, policy, query)
     while not explorer.done:
@@ -167,9 +175,12 @@ def explore(
 
 
 def _expand(
-    view: GraphView, scorer: PathScorer, frontier: list[Path], seen: set[str],
+    view: GraphView,
+    scorer: PathScorer,
+    frontier: list[Path],
+    seen: set[str],
     regions: dict[str, set[str]],
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     """Every one-hop extension; one that reaches another region's node is a connector."""
     out = []
     for path in frontier:
@@ -186,9 +197,13 @@ def _expand(
 
 
 def _bridges(
-    view: GraphView, scorer: PathScorer, frontier: list[Path], seen: set[str],
-    regions: dict[str, set[str]], policy: ExplorationPolicy,
-) -> list[Path]:  # fmt: skip
+    view: GraphView,
+    scorer: PathScorer,
+    frontier: list[Path],
+    seen: set[str],
+    regions: dict[str, set[str]],
+    policy: ExplorationPolicy,
+) -> list[Path]:
     """Two-hop connector candidates ``last → c → m`` with ``m`` in another region."""
     if len(regions) < 2:
         return []

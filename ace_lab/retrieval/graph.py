@@ -5,8 +5,8 @@ reads the same ``RetrievalGraph``; it is loaded once from a finished build (no L
 is read-only afterwards, so methods and parallel branches can share it across threads.
 
 Methods that query the graph with Cypher (ArcRAG) reach the same tables as a property graph
-through :attr:`RetrievalGraph.store`, opened on first use where ``store_url`` says (the
-``graph_store`` setting: an embedded FalkorDB by default, a FalkorDB server or Neo4j; see
+through :attr:`RetrievalGraph.store`, opened on first use where the ``graph`` settings say
+(``ACE_LAB_GRAPH_STORE``: an embedded FalkorDB by default, a FalkorDB server or Neo4j; see
 :mod:`ace_lab.graph.store.url`) and closed with :meth:`RetrievalGraph.close`.
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from ace_lab.config import DEFAULT_TIER, Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, GraphSettings, Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Evidence
 from ace_lab.graph.seeds import SeedIndexes, entity_text
@@ -68,13 +68,13 @@ class RetrievalGraph:
         *,
         name: str = "graph",
         embedder: Embedder | None = None,
-        store_url: str | None = None,
+        store: GraphSettings | None = None,
     ) -> None:
         self.tables = tables
         self.indexes = indexes
         self.name = name
         #: Where :attr:`store` lives (``embedded``, ``falkordb://…``, ``bolt://…``).
-        self.store_url = store_url or "embedded"
+        self.store_settings = store or GraphSettings()
         self.embedder = embedder if embedder is not None else get_embedder()
         self.nodes: dict[str, NodeInfo] = {
             str(r.id): NodeInfo(
@@ -111,7 +111,7 @@ class RetrievalGraph:
     # ------------------------------------------------------------------------- graph store
     @property
     def store(self) -> GraphStore:
-        """The same tables as a Cypher property graph where :attr:`store_url` says: by default
+        """The same tables as a Cypher property graph where :attr:`store_settings` say: by default
         a private embedded FalkorDB, started and loaded on first use (a second or so for a
         default slice); on a server, loaded once and reused while it holds these tables.
         Shared by threads."""
@@ -119,8 +119,9 @@ class RetrievalGraph:
             if self._store is None:
                 from ace_lab.graph.store.url import open_graph_store, parse_store_url
 
-                url = parse_store_url(self.store_url)
-                store, close = open_graph_store(url, self.tables, self.name)
+                url = parse_store_url(self.store_settings.store)
+                password = self.store_settings.store_password
+                store, close = open_graph_store(url, self.tables, self.name, password=password)
                 # An embedded server process must not outlive this graph (nor the interpreter).
                 self._store_finalizer = weakref.finalize(self, close)
                 self._store = store
@@ -162,11 +163,12 @@ class RetrievalGraph:
         cls, out: Path | str, *, tables: GraphTables | None = None, settings: Settings | None = None
     ) -> RetrievalGraph:
         out = Path(out)
+        settings = settings or load_settings()
         tables = tables if tables is not None else GraphTables.load(out / "tables")
-        embedder = get_embedder((settings or load_settings()).embed)
+        embedder = get_embedder(settings.embed)
         indexes = SeedIndexes.load(out / "index", embedder)
         name = f"{tables.meta.get('slice_id', out.parent.parent.name)}/{tables.meta.get('family')}"
-        return cls(tables, indexes, name=name, embedder=embedder)
+        return cls(tables, indexes, name=name, embedder=embedder, store=settings.graph)
 
     # ------------------------------------------------------------------------- lookups
     def neighbours(self, node_id: str, *types: str) -> list[tuple[EdgeInfo, str]]:

@@ -37,6 +37,7 @@ from ace_lab.config import Settings
 from ace_lab.data import Chunk
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM, JsonResult, extract_json
+from ace_lab.steps import to_record
 from tests.conftest import ScriptedClient
 from tests.reliability.malformed_gen import NODE_TYPES, RELATION_TYPES, generate
 
@@ -219,8 +220,8 @@ def _encodes(node: Any) -> bool:
     return True
 
 
-def _in_step(step: Any, key: str, tag: str) -> bool:
-    return any(entry.get("tag") == tag for entry in step.outputs.get(key, []))
+def _in_step(step: Any, outcome: str, tag: str) -> bool:
+    return any(r.tag == tag and r.outcome == outcome for r in step.repairs)
 
 
 def check_call(call: Call, step: Any, result: Any, parser: Parser) -> list[str]:
@@ -235,8 +236,7 @@ def check_call(call: Call, step: Any, result: Any, parser: Parser) -> list[str]:
         if len(labels) != call.attempts:
             problems.append(f"{len(labels)} outputs for {call.attempts} attempts")
         if not (
-            _in_step(step, "fallbacks", call.tag)
-            or (parser.record and parser.record(result, False))
+            _in_step(step, "fallback", call.tag) or (parser.record and parser.record(result, False))
         ):
             problems.append("fallback not visible in the trace")
         return problems
@@ -246,7 +246,7 @@ def check_call(call: Call, step: Any, result: Any, parser: Parser) -> list[str]:
         problems.append("accepted a hostile output (lone surrogate or deep nesting)")
     if "valid" in labels[:-1]:
         problems.append("rejected a valid output before the accepted one")
-    retried = _in_step(step, "retries", call.tag) or (parser.record and parser.record(result, True))
+    retried = _in_step(step, "retry", call.tag) or (parser.record and parser.record(result, True))
     if got.attempts > 1 and not retried:
         problems.append("retry not recorded in the trace")
     if not _encodes(got.value):
@@ -279,7 +279,8 @@ def run_example(parser: Parser, llm: SpyLLM, i: int, tally: Tally) -> None:
         tally.outputs.update(label for _, label in call.served)
         tally.fallbacks += call.result.fallback
         tally.retries += call.result.attempts > 1 and not call.result.fallback
-    if not _encodes(result) or not _encodes([step.outputs, step.notes]):
+    recorded = [to_record(r) for r in step.repairs]
+    if not _encodes(result) or not _encodes([recorded, step.notes]):
         problems.append("result or trace does not encode as UTF-8")
     tally.examples += 1
     tally.held += not problems

@@ -6,15 +6,15 @@
 - ``bolt://[user@]host:port[/database]``: Neo4j or Memgraph; the database must be empty or hold
   this graph (ace_lab never deletes what it did not write; ``replace`` clears it on purpose).
 
-A password never goes in the URL (it would end up in logs and manifests): it is read from
-``ACE_LAB_GRAPH_STORE_PASSWORD``. :func:`open_graph_store` loads the tables once: a server graph
-that already holds the same tables (same fingerprint) is reused as it is.
+A password never goes in the URL (it would end up in logs and manifests): it comes from the
+``graph.store_password`` setting (``ACE_LAB_GRAPH_STORE_PASSWORD``). :func:`open_graph_store`
+loads the tables once: a server graph that already holds the same tables (same fingerprint) is
+reused as it is.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import tempfile
@@ -22,12 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ace_lab.config import env_name
 from ace_lab.graph.store.base import GraphStore
 from ace_lab.graph.store.errors import StoreError
 from ace_lab.graph.tables import GraphTables
 
-PASSWORD_ENV = "ACE_LAB_GRAPH_STORE_PASSWORD"
-_FORMS = "embedded, falkordb://host:port[/graph] or bolt://[user@]host:port[/database]"
+PASSWORD_ENV = env_name("graph", "store_password")
+_FORMS = "embedded, falkordb://host:port[/graph] or bolt://host:port[/database] (a user optional)"
 _DEFAULT_PORTS = {"falkordb": 6379, "bolt": 7687}
 _SCHEMES = {"falkordb": "falkordb", "redis": "falkordb", "bolt": "bolt", "neo4j": "bolt"}
 #: Where a FalkorDB server keeps the fingerprint of the tables a graph was loaded from.
@@ -91,7 +92,12 @@ def server_graph_name(key: str) -> str:
 
 
 def open_graph_store(
-    url: StoreURL, tables: GraphTables, key: str, *, replace: bool = False
+    url: StoreURL,
+    tables: GraphTables,
+    key: str,
+    *,
+    password: str | None = None,
+    replace: bool = False,
 ) -> tuple[GraphStore, Callable[[], None]]:
     """A store holding ``tables`` and the function that closes it (and removes what it made).
 
@@ -109,8 +115,8 @@ def open_graph_store(
 
         return _loaded(store, tables, close), close
     if url.kind == "falkordb":
-        return _falkordb(url, tables, key, replace)
-    return _bolt(url, tables, replace)
+        return _falkordb(url, tables, key, password, replace)
+    return _bolt(url, tables, password, replace)
 
 
 def _loaded(store: GraphStore, tables: GraphTables, close: Callable[[], None]) -> GraphStore:
@@ -123,12 +129,11 @@ def _loaded(store: GraphStore, tables: GraphTables, close: Callable[[], None]) -
 
 
 def _falkordb(
-    url: StoreURL, tables: GraphTables, key: str, replace: bool
+    url: StoreURL, tables: GraphTables, key: str, password: str | None, replace: bool
 ) -> tuple[GraphStore, Callable[[], None]]:
     from ace_lab.graph.store.falkordb import FalkorDBStore
 
     name = url.name or server_graph_name(key)
-    password = os.environ.get(PASSWORD_ENV) or None
     store = FalkorDBStore.connect(url.host, url.port, graph=name, password=password)
     marker = _FINGERPRINT_KEY.format(graph=name)
     connection = store._db.connection
@@ -149,11 +154,10 @@ def _falkordb(
 
 
 def _bolt(
-    url: StoreURL, tables: GraphTables, replace: bool
+    url: StoreURL, tables: GraphTables, password: str | None, replace: bool
 ) -> tuple[GraphStore, Callable[[], None]]:
     from ace_lab.graph.store.bolt import BoltStore
 
-    password = os.environ.get(PASSWORD_ENV)
     auth = (url.user, password or "") if url.user else None
     store = BoltStore(f"bolt://{url.host}:{url.port}", auth, url.name or None, replace=replace)
     if store.holds(tables):

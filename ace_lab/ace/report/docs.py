@@ -1,0 +1,45 @@
+"""ACE's figures in the documentation, generated from the committed records.
+
+Each is a :data:`~ace_lab.eval.docs_numbers.Figure` (results directory, marker arguments ->
+text) that the docs updater adds to the generic ones, so a sentence such as "the router's labels
+match the committed runs' topologies 38 of 40 times" is computed, never typed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ace_lab.ace.report.routes import load_routes
+from ace_lab.eval.docs_numbers import Figure, study_records
+from ace_lab.eval.tables import method_rows
+
+
+def route_agreement(results_dir: Path, prompt: str, method: str) -> tuple[int, int]:
+    """(agreeing, compared): the questions of ``results/router/routes.json`` routed with
+    ``prompt`` whose label equals the ``topology`` that ``method``'s committed records (the
+    study named by the route's slice) hold for the same question. Slices without such a study
+    are left out."""
+    routes = load_routes(results_dir)
+    if routes.empty:
+        raise ValueError(f"no router measurement under {results_dir}")
+    agree = compared = 0
+    for study, group in routes[routes["prompt"] == prompt].groupby("slice", sort=False):
+        if not (Path(results_dir) / str(study)).is_dir():
+            continue
+        records = method_rows(study_records(Path(results_dir), str(study)), method)
+        topology = records.set_index("id")["topology"]
+        shared = group[group["id"].isin(topology.index)]
+        compared += len(shared)
+        agree += int((shared["label"].to_numpy() == topology.loc[shared["id"]].to_numpy()).sum())
+    return agree, compared
+
+
+def route_agreement_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``route_agreement PROMPT METHOD``: ``k of n`` (:func:`route_agreement`)."""
+    prompt, method = args
+    agree, compared = route_agreement(results_dir, prompt, method)
+    return f"{agree} of {compared}"
+
+
+#: ACE's figures, by marker kind.
+FIGURES: dict[str, Figure] = {"route_agreement": route_agreement_figure}

@@ -1,0 +1,162 @@
+"""ACE's figures: the ablations with the router controls (Table 3) and the router (Figure 2).
+
+Each function takes tables of :mod:`ace_lab.ace.report.tables` (one
+:class:`~ace_lab.eval.plots.Panel` per data set) and returns a matplotlib figure; a figure
+without data gets a placeholder panel naming the command that makes the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ace_lab.ace.policy import TOPOLOGIES, TOPOLOGY_NAMES
+from ace_lab.ace.report.tables import adaptive_runs
+from ace_lab.eval.plots import Panel, finish_panel, forest_axes
+from ace_lab.eval.report import placeholder
+
+#: Bar colours of the router topologies (Figure 2a).
+TOPOLOGY_COLOURS = dict(zip(TOPOLOGIES, ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"], strict=True))
+
+
+def ablation_plot(
+    panels: Sequence[Panel],
+    *,
+    full: str = "ace-full",
+    adaptive: str | Sequence[str] = "ace-adaptive",
+    command: str = "ace-lab run ...",
+) -> plt.Figure:
+    """F1 per configuration of :func:`~ace_lab.ace.report.tables.ablation_report` tables.
+
+    Circles: mean F1 with its 95% interval; diamonds: no interval (the oracle, a hindsight
+    choice); the shuffled router's bar is ± one sd over permutations; a dashed line marks
+    ``full``'s F1, and a row without a score says ``missing``. Rows follow the first table.
+    """
+    rows = list(panels[0].table["method"]) if panels else []
+    fig, axes = forest_axes(panels, len(rows), 4.8)
+    if not panels:
+        placeholder(axes[0], f"no results yet; make them with\n{command}")
+        fig.tight_layout()
+        return fig
+    colour = {full: "#333333", "oracle best fixed": "#9c755f"}
+    colour |= dict.fromkeys(adaptive_runs(adaptive), "#e15759")
+    for ax, panel in zip(axes, panels, strict=True):
+        for i, row in enumerate(panel.table.to_dict("records")):
+            shuffled = row["method"].startswith("shuffled router")
+            c = "#9c755f" if shuffled else colour.get(row["method"], "#4e79a7")
+            if pd.isna(row["F1"]):
+                ax.text(0.01, i, "missing", va="center", fontsize=8, color="#999999")
+            elif shuffled:
+                ax.errorbar(row["F1"], i, xerr=row["F1_sd"], fmt="s", ms=5, capsize=3, color=c)
+            elif row["method"] == "oracle best fixed" or pd.isna(row["F1_low"]):
+                ax.plot(row["F1"], i, "D", ms=6, color=c)
+            else:
+                err = [[row["F1"] - row["F1_low"]], [row["F1_high"] - row["F1"]]]
+                ax.errorbar(row["F1"], i, xerr=err, fmt="o", ms=5, capsize=3, color=c)
+        full_row = panel.table.set_index("method").loc[full]
+        if not pd.isna(full_row["F1"]):
+            ax.axvline(full_row["F1"], color="#333333", lw=0.8, ls="--", alpha=0.6)
+        finish_panel(ax, rows, "F1 (95% bootstrap CI)", panel.title)
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+def _router_shares(ax: plt.Axes, distributions: Mapping[str, pd.DataFrame]) -> None:
+    """Figure 2a: one stacked bar of topology shares per data set, counts on the bars."""
+    labels = list(distributions)
+    for i, label in enumerate(labels):
+        left = 0.0
+        dist = distributions[label].set_index("topology")
+        for topology in TOPOLOGIES:
+            share = float(dist.loc[topology, "share"]) if topology in dist.index else 0.0
+            name = f"{topology} ({TOPOLOGY_NAMES[topology]})"
+            ax.barh(
+                i,
+                share,
+                left=left,
+                color=TOPOLOGY_COLOURS[topology],
+                label=name if i == 0 else None,
+            )
+            if share >= 0.08:
+                ax.text(
+                    left + share / 2,
+                    i,
+                    str(int(dist.loc[topology, "count"])),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white",
+                )
+            left += share
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of questions")
+    ax.legend(fontsize=7, ncols=2, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
+
+
+def _router_changes(
+    ax: plt.Axes, changes: Mapping[str, pd.DataFrame], adaptive: str, full: str
+) -> None:
+    """Figure 2b: Adaptive minus Full F1 per topology, one bar per data set, n above each."""
+    groups = [*TOPOLOGIES, "all"]
+    width = 0.8 / len(changes)
+    for j, (label, change) in enumerate(changes.items()):
+        table = change.set_index("topology").reindex(groups)
+        diff = table["diff"].to_numpy(dtype=float)
+        n = table["n"].fillna(0).astype(int).to_numpy()
+        x = np.arange(len(groups)) + (j - (len(changes) - 1) / 2) * width
+        ax.bar(x, np.nan_to_num(diff), width=width, label=label)
+        for xi, d, k in zip(x, diff, n, strict=True):
+            y = 0.0 if np.isnan(d) else d
+            ax.annotate(
+                f"n={k}",
+                (xi, y),
+                xytext=(0, 3 if y >= 0 else -10),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+            )
+    ax.axhline(0, color="#333333", lw=0.8)
+    ax.margins(y=0.2)  # room for the n labels
+    ax.set_xticks(
+        range(len(groups)),
+        [f"{g}\n({TOPOLOGY_NAMES[g]})" if g in TOPOLOGY_NAMES else g for g in groups],
+        fontsize=8,
+    )
+    ax.set_ylabel(f"F1 {adaptive} − {full}")
+    ax.legend(fontsize=7, frameon=False)
+
+
+def router_figure(
+    distributions: Mapping[str, pd.DataFrame],
+    changes: Mapping[str, pd.DataFrame],
+    *,
+    adaptive: str = "ace-adaptive",
+    full: str = "ace-full",
+    commands: tuple[str, str] = ("ace-lab run ...", "ace-lab run ..."),
+) -> plt.Figure:
+    """ACE Figure 2: (a) the router's topology shares per data set
+    (:func:`~ace_lab.ace.report.tables.router_distribution` tables by data set label); (b)
+    Adaptive minus Full F1 per topology (:func:`~ace_lab.ace.report.tables.f1_change_by_topology`
+    tables). ``commands`` make the missing runs of an empty (a) and (b)."""
+    fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(12, max(4.0, 0.5 * len(distributions) + 3)))
+    if distributions:
+        _router_shares(ax_a, distributions)
+    else:
+        placeholder(ax_a, f"no Adaptive-ACE results; make them with\n{commands[0]}")
+    ax_a.set_title("(a) router label distribution", fontsize=10)
+    if changes:
+        _router_changes(ax_b, changes, adaptive, full)
+    else:
+        placeholder(
+            ax_b,
+            f"no questions answered by both {adaptive} and {full}; make them with\n{commands[1]}",
+        )
+    ax_b.set_title("(b) F1 change of Adaptive vs Full per router label", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,71 @@
+"""``ace-lab docs``: regenerate (or check) every generated number of the documentation.
+
+The documents listed in :data:`DOCUMENTS` carry generated parts (see
+:mod:`ace_lab.eval.docs_numbers`); the figures are the generic ones plus each method report's.
+``ace-lab docs`` rewrites the parts from the committed records, ``ace-lab docs --check`` only
+lists the parts that disagree (``tests/test_docs.py`` runs the same check).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ace_lab.config import REPO_ROOT
+
+if TYPE_CHECKING:
+    from ace_lab.eval.docs_numbers import Figure
+
+#: The documents with generated parts, relative to the repository root.
+DOCUMENTS = (
+    "README.md",
+    "docs/results.md",
+    "docs/evaluation.md",
+    "docs/llm-and-serving.md",
+    "results/router/README.md",
+)
+
+
+def figures() -> dict[str, Figure]:
+    """Every figure kind: the generic ones and those of each method report that has a ``docs``
+    module (``<report>.docs.FIGURES``; the registry names the reports)."""
+    from importlib import import_module
+    from importlib.util import find_spec
+
+    from ace_lab.eval.docs_numbers import FIGURES
+    from ace_lab.registry import METHODS, spec
+
+    known = dict(FIGURES)
+    reports = dict.fromkeys(spec(name).report for name in METHODS)
+    for report in filter(None, reports):
+        if find_spec(f"{report}.docs") is not None:
+            known |= import_module(f"{report}.docs").FIGURES
+    return known
+
+
+def update_docs(root: Path | None = None, *, check: bool = False) -> list[str]:
+    """Regenerate the parts of :data:`DOCUMENTS` under ``root`` (default the repository) from
+    ``root/results``; one line per part that was stale (only listed with ``check``)."""
+    from ace_lab.eval.docs_numbers import regenerate, stale_parts
+
+    root = Path(root or REPO_ROOT or Path.cwd())
+    known, stale = figures(), []
+    for name in DOCUMENTS:
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        found = stale_parts(text, known, root / "results")
+        stale += [f"{name}: {line}" for line in found]
+        if found and not check:
+            path.write_text(regenerate(text, known, root / "results"), encoding="utf-8")
+    return stale
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    """Rewrite (or with ``--check`` list) the documentation's stale generated numbers."""
+    stale = update_docs(check=args.check)
+    for line in stale:
+        print(line)
+    verb = "stale" if args.check else "regenerated"
+    print(f"{len(stale)} generated part(s) {verb} in {', '.join(DOCUMENTS)}")
+    return 1 if args.check and stale else 0

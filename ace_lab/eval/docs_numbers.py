@@ -1,0 +1,292 @@
+"""Numbers in the documentation, generated from the committed records.
+
+A generated part of a markdown file lies between two HTML comments, ``<!-- KIND ARGS: begin -->``
+and ``<!-- KIND ARGS: end -->`` (invisible when rendered): ``KIND`` names a figure function
+(:data:`FIGURES`, plus the ones a method's report adds), ``ARGS`` are its space-separated
+arguments, e.g. ``<!-- paired hotpotqa_dev_sample200-n20-s0 naive hirag f1: begin -->``. A part
+whose body starts on a new line is a block (a table) and is written on lines of its own; any
+other part is inline, a figure inside a sentence.
+
+:func:`regenerate` rewrites every part of a text from the records, :func:`stale_parts` lists the
+parts whose text disagrees with what the records give, and :func:`loose_numbers` lists the
+numbers of a text that lie outside every generated part (a hand-typed figure), so a test can
+hold a document to "every result number is generated". The figures call the functions that
+write the committed tables (:func:`~ace_lab.eval.tables.main_table`,
+:func:`~ace_lab.eval.tables.paired_tests`), with their seeds, so a figure in the prose and the
+table beside it cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from ace_lab.config import load_settings
+from ace_lab.eval.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.export import to_markdown
+from ace_lab.eval.stats import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.study import load_results
+from ace_lab.eval.tables import common_ids, method_rows, paired_tests, per_question
+
+#: A figure: the results directory and the marker's arguments -> the text of the part.
+Figure = Callable[[Path, tuple[str, ...]], str]
+
+PART = re.compile(r"<!-- (?P<key>[^>]+?): begin -->(?P<body>.*?)<!-- (?P=key): end -->", re.S)
+#: A number as prose writes it (not part of a word such as F1, 2Wiki or qwen1.5b).
+NUMBER = re.compile(r"(?<![\w.\-])[+−-]?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w]|\.\d)")
+#: What is not prose: fenced code, inline code, link targets, HTML comments.
+NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\]\([^)]*\)|<!--.*?-->", re.S)
+
+#: Short names of the data set labels in the copied main table (other labels are kept).
+TABLE_LABELS = {
+    "hotpotqa_dev_sample200": "HotpotQA",
+    "2wikimultihopqa_hipporag1000": "2Wiki",
+    "musique_dev_sample292": "MuSiQue",
+}
+#: The documentation's names for :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS`.
+CONTEXT_NAMES = {
+    "context_tokens": "context tokens",
+    "passage_recall": "passage recall",
+    "provenance_recall": "provenance recall",
+    "format_compliance": "format compliance",
+}
+
+
+# ------------------------------------------------------------------------------ the parts
+def regenerate(text: str, figures: Mapping[str, Figure], results_dir: Path) -> str:
+    """``text`` with every generated part rewritten from the records under ``results_dir``;
+    a ValueError names a part whose kind ``figures`` does not know."""
+
+    def fill(match: re.Match[str]) -> str:
+        key, body = match["key"], match["body"]
+        value = figure_text(key, figures, results_dir)
+        inner = f"\n{value.strip(chr(10))}\n" if body.startswith("\n") else value
+        return f"<!-- {key}: begin -->{inner}<!-- {key}: end -->"
+
+    return PART.sub(fill, text)
+
+
+def figure_text(key: str, figures: Mapping[str, Figure], results_dir: Path) -> str:
+    """The text of the part ``key`` (``KIND ARGS``) from the records under ``results_dir``."""
+    kind, *args = key.split()
+    if kind not in figures:
+        raise ValueError(f"unknown generated part {key!r}; known kinds: {sorted(figures)}")
+    return figures[kind](Path(results_dir), tuple(args))
+
+
+def parts(text: str) -> list[tuple[str, str]]:
+    """(key, body) of every generated part of ``text``, in order."""
+    return [(m["key"], m["body"]) for m in PART.finditer(text)]
+
+
+def stale_parts(text: str, figures: Mapping[str, Figure], results_dir: Path) -> list[str]:
+    """One line per generated part whose text differs from what the records give."""
+    stale = []
+    for key, body in parts(text):
+        value = figure_text(key, figures, results_dir).strip("\n")
+        if body.strip("\n") != value:
+            stale.append(f"{key}: the text says {body.strip()[:80]!r}, the records {value[:80]!r}")
+    return stale
+
+
+def loose_numbers(text: str, allowed: Iterable[str] = ()) -> list[str]:
+    """The numbers of ``text``'s prose outside every generated part (and outside code, link
+    targets and comments), each with its context. ``allowed`` are regular expressions of
+    phrases whose numbers are names or settings, not results (e.g. ``r"notebook \\d\\d"``,
+    ``r"95 %"``); they are removed first."""
+    prose = NOT_PROSE.sub(" ", PART.sub(" ", text))
+    for pattern in allowed:
+        prose = re.sub(pattern, " ", prose)
+    return [
+        f"{m[0]!r} in {prose[max(0, m.start() - 40) : m.end() + 40]!r}"
+        for m in NUMBER.finditer(prose)
+    ]
+
+
+# ------------------------------------------------------------------------------ figures
+#: Short study names the markers may use (any other name is a study directory).
+STUDIES = {
+    "hotpot": "hotpotqa_dev_sample200-n20-s0",
+    "2wiki": "2wikimultihopqa_hipporag1000-n20-s0",
+    "musique": "musique_dev_sample292-n10-s0",
+    "medical": "graphragbench_medical-n20-s0",
+    "novel": "graphragbench_novel-n20-s0",
+}
+
+
+@cache
+def study_records(results_dir: Path, study: str) -> pd.DataFrame:
+    """Every record of ``study`` (or its :data:`STUDIES` short name) under ``results_dir``,
+    read once per process."""
+    study = STUDIES.get(study, study)
+    return load_results(study, replace(load_settings(), results_dir=Path(results_dir)))
+
+
+def _column(results_dir: Path, study: str, method: str, column: str) -> pd.Series:
+    rows = method_rows(study_records(results_dir, study), method)
+    if rows.empty:
+        raise ValueError(f"no records of {method!r} in study {study!r}")
+    return pd.to_numeric(rows[column], errors="coerce").dropna()
+
+
+def ci_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``ci STUDY METHOD COLUMN``: the mean with its 95% bootstrap interval, as the main table
+    prints it (``0.350 [0.150, 0.550]``)."""
+    study, method, column = args
+    return str(bootstrap_ci(_column(results_dir, study, method, column).to_numpy()))
+
+
+def mean_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``mean STUDY METHOD COLUMN [DECIMALS]``: the mean over the method's questions."""
+    study, method, column, *decimals = args
+    digits = int(decimals[0]) if decimals else 3
+    return f"{_column(results_dir, study, method, column).mean():,.{digits}f}"
+
+
+def hits_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``hits STUDY METHOD COLUMN``: ``k of n``, the questions whose ``COLUMN`` is 1 (e.g. EM)."""
+    study, method, column = args
+    values = _column(results_dir, study, method, column)
+    return f"{int((values == 1).sum())} of {len(values)}"
+
+
+def hits_on_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``hits_on STUDY METHOD COLUMN REFERENCE``: :func:`hits_figure` over only the questions
+    ``REFERENCE`` answered (e.g. HiRAG on the stratified sample ArcRAG's ablations ran on)."""
+    study, method, column, reference = args
+    ids = method_rows(study_records(results_dir, study), reference)["id"]
+    rows = method_rows(study_records(results_dir, study), method)
+    values = pd.to_numeric(rows[rows["id"].isin(set(ids))][column], errors="coerce").dropna()
+    return f"{int((values == 1).sum())} of {len(values)}"
+
+
+def cell_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``cell STUDY/TABLE COLUMN FORMAT KEY=VALUE...``: one cell of a committed table
+    (``<study>/<table>.csv``, written by the notebook that makes it), in the row whose columns
+    equal the ``KEY=VALUE`` pairs; ``FORMAT`` is ``pct`` (``74 %``), ``int`` or a number of
+    decimals."""
+    table, column, form, *keys = args
+    study, _, name = table.rpartition("/")
+    frame = pd.read_csv(Path(results_dir) / STUDIES.get(study, study) / f"{name}.csv")
+    for key, _, value in (k.partition("=") for k in keys):
+        frame = frame[frame[key].astype(str) == value]
+    if len(frame) != 1:
+        raise ValueError(f"{table}: {len(frame)} rows match {keys}, expected one")
+    value = float(frame[column].iloc[0])
+    if form == "pct":  # two significant digits under 10 %
+        return f"{100 * value:.0f} %" if value >= 0.1 or value == 0 else f"{100 * value:.1f} %"
+    return f"{value:.0f}" if form == "int" else f"{value:,.{int(form)}f}"
+
+
+def paired_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``paired STUDY A B COLUMN``: A − B on the questions both answered, as
+    :func:`~ace_lab.eval.tables.paired_tests` gives it: ``+0.061 [-0.091, +0.231], p = 0.57``
+    (paired bootstrap interval, sign-flip permutation p-value)."""
+    study, a, b, column = args
+    row = paired_tests(study_records(results_dir, study), b, [a], metric=column).iloc[0]
+    p = float(row["p_permutation"])
+    return (
+        f"{row['diff [95% CI]']}, p = {p:.2f}"
+        if p >= 0.1
+        else f"{row['diff [95% CI]']}, p = {p:.2g}"
+    )
+
+
+def across_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``across STUDY_A METHOD_A STUDY_B METHOD_B COLUMN``: a method rerun in another study
+    against its first run, on the questions both answered: ``0.571 vs 0.552 (paired
+    +0.019 [-0.281, +0.319], p = 1.00)`` (paired bootstrap, sign-flip permutation p-value)."""
+    study_a, method_a, study_b, method_b, column = args
+    a = per_question(study_records(results_dir, study_a), method_a, column)
+    b = per_question(study_records(results_dir, study_b), method_b, column)
+    ids = common_ids([a, b])
+    x, y = a.loc[ids].to_numpy(), b.loc[ids].to_numpy()
+    diff, p = paired_bootstrap(x, y), permutation_test(x, y)
+    paired = f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}], p = {p:.2f}"
+    return f"{x.mean():.3f} vs {y.mean():.3f} (paired {paired})"
+
+
+def same_answers_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``same_answers STUDY_A METHOD_A STUDY_B METHOD_B``: ``k of n``, the questions both runs
+    answered whose answer text is identical."""
+    study_a, method_a, study_b, method_b = args
+    a = method_rows(study_records(results_dir, study_a), method_a).set_index("id")["answer"]
+    b = method_rows(study_records(results_dir, study_b), method_b).set_index("id")["answer"]
+    ids = a.index.intersection(b.index)
+    return f"{int((a.loc[ids] == b.loc[ids]).sum())} of {len(ids)}"
+
+
+def main_table_markdown(combined: pd.DataFrame, labels: Mapping[str, str] | None = None) -> str:
+    """The documentation's copy of a :func:`~ace_lab.eval.tables.main_table_by_dataset` table
+    (as ``results/main_table.csv`` holds it): accuracy (n, EM and F1 with intervals) and contexts
+    (:data:`CONTEXT_NAMES`), one markdown table each, data set labels shortened by ``labels``
+    (default :data:`TABLE_LABELS`), methods as code."""
+    labels = TABLE_LABELS if labels is None else labels
+    datasets = [c[: -len(" n")] for c in combined.columns if c.endswith(" n")]
+    accuracy = {"method": combined["method"].map(lambda m: f"`{m}`")}
+    context = dict(accuracy)
+    for label in datasets:
+        short = labels.get(label, label)
+        accuracy[f"{short} n"] = combined[f"{label} n"]
+        for metric in ("EM", "F1"):
+            accuracy[f"{short} {metric}"] = combined[f"{label} {metric} [95% CI]"]
+        for column in CONTEXT_COLUMNS:
+            if f"{label} {column}" in combined:
+                context[f"{short} {CONTEXT_NAMES[column]}"] = combined[f"{label} {column}"]
+    tables = [to_markdown(pd.DataFrame(accuracy))]
+    if len(context) > 1:
+        tables.append(to_markdown(pd.DataFrame(context)))
+    return "\n\n".join(tables)
+
+
+def main_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``main_table``: ``results/main_table.csv`` (notebook 06) as :func:`main_table_markdown`."""
+    return main_table_markdown(pd.read_csv(Path(results_dir) / "main_table.csv"))
+
+
+def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``grb_table STUDY``: a GraphRAG-Bench study's overall Answer Correctness per method with
+    its interval, the paired difference against the baseline of ``graphragbench_paired`` and the
+    mean context size, from the two tables ``ace-lab report --export`` wrote for it."""
+    (study,) = args
+    directory = Path(results_dir) / STUDIES.get(study, study)
+    scores = pd.read_csv(directory / "graphragbench.csv")
+    overall = scores[(scores["metric"] == "answer_correctness") & (scores["type"] == "Overall")]
+    paired = pd.read_csv(directory / "graphragbench_paired.csv").set_index("method")
+    baseline = str(paired["baseline"].iloc[0])
+    tokens = paired["context_tokens"].to_dict() | {
+        baseline: paired["context_tokens_baseline"].iloc[0]
+    }
+    rows = [
+        {
+            "method": f"`{row['method']}`",
+            "ACC [95% CI]": row["mean [95% CI]"],
+            f"paired against `{baseline}` [95% CI]": (
+                paired.loc[row["method"], "diff [95% CI]"] if row["method"] in paired.index else "—"
+            ),
+            "context tokens": f"{tokens[row['method']]:,.0f}",
+        }
+        for _, row in overall.iterrows()
+    ]
+    rows.sort(key=lambda r: r["method"] != f"`{baseline}`")
+    return to_markdown(pd.DataFrame(rows))
+
+
+#: The generic figures; a method's report adds its own (the docs updater joins them).
+FIGURES: dict[str, Figure] = {
+    "main_table": main_table_figure,
+    "grb_table": grb_table_figure,
+    "ci": ci_figure,
+    "mean": mean_figure,
+    "hits": hits_figure,
+    "paired": paired_figure,
+    "hits_on": hits_on_figure,
+    "cell": cell_figure,
+    "across": across_figure,
+    "same_answers": same_answers_figure,
+}

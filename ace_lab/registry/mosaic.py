@@ -1,0 +1,91 @@
+"""MOSAIC's names: the analyzer's per-query policy or one fixed policy, on either graph.
+
+``mosaic`` (analyzer), ``mosaic-fixed:<narrow|medium|wide>``, ``mosaic-budget-matched``
+(default budget × depth :data:`~ace_lab.mosaic.policy.BUDGET_MATCHED_DEFAULT`) or
+``mosaic-budget-matched:<b>x<d>``, each optionally ``@hierarchical`` (default) or ``@openie``.
+``mosaic>narrow`` and ``mosaic>12x3`` are other spellings of ``mosaic-fixed:narrow`` and
+``mosaic-budget-matched:12x3``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ace_lab.llm import LLM
+from ace_lab.methods.base import Method
+from ace_lab.mosaic.method import (
+    MOSAIC_FAMILIES,
+    MOSAIC_HEADS,
+    MOSAIC_METHODS,
+    Mosaic,
+    MosaicConfig,
+)
+from ace_lab.mosaic.policy import (
+    BUDGET_MATCHED_DEFAULT,
+    FIXED_POLICIES,
+    ExplorationPolicy,
+    budget_matched,
+)
+from ace_lab.registry.method_spec import MOSAIC_REPORT, MethodSpec
+from ace_lab.registry.names import MethodName, parse
+from ace_lab.retrieval import RetrievalGraph
+
+_BUDGET = re.compile(r"(\d+)x(\d+)")
+_USAGE = (
+    "use mosaic, mosaic-fixed:<narrow|medium|wide>, mosaic-budget-matched[:<budget>x<depth>] "
+    "or mosaic><narrow|medium|wide|<budget>x<depth>>, optionally @openie"
+)
+
+
+def is_mosaic(head: str) -> bool:
+    """Whether MOSAIC owns the name head ``head``."""
+    return head in MOSAIC_HEADS
+
+
+def canonical(parts: MethodName) -> MethodName:
+    """``mosaic>width`` and ``mosaic>BxD`` written the canonical way; others unchanged."""
+    if not parts.policy:
+        return parts
+    fixed, matched = parts.policy in FIXED_POLICIES, _BUDGET.fullmatch(parts.policy)
+    if parts.head != "mosaic" or parts.variant or not (fixed or matched):
+        raise KeyError(f"unknown MOSAIC method {str(parts)!r}; {_USAGE}")
+    head = "mosaic-fixed" if fixed else "mosaic-budget-matched"
+    return MethodName(head, parts.policy, parts.family)
+
+
+def _policy(parts: MethodName) -> tuple[ExplorationPolicy | None, str]:
+    """The fixed policy of a MOSAIC name (None: the analyzer's) and its description."""
+    head, arg, family = parts.head, parts.variant, parts.family or "hierarchical"
+    if head == "mosaic" and not arg:
+        return None, f"MOSAIC: analyzer → per-query exploration policy ({family})"
+    if head == "mosaic-fixed" and arg in FIXED_POLICIES:
+        policy = FIXED_POLICIES[arg]
+        return policy, f"MOSAIC pipeline, Fixed {arg.title()} ({policy.label})"
+    if head == "mosaic-budget-matched":
+        match = _BUDGET.fullmatch(arg) if arg else None
+        if arg and match is None:
+            raise KeyError(f"{str(parts)!r}: use mosaic-budget-matched:<budget>x<depth>, e.g. 12x3")
+        budget, depth = (int(match[1]), int(match[2])) if match else BUDGET_MATCHED_DEFAULT
+        policy = budget_matched(budget, depth)
+        return policy, f"MOSAIC pipeline, fixed policy matched to budget/depth ({policy.label})"
+    raise KeyError(f"unknown MOSAIC method {str(parts)!r}; {_USAGE}")
+
+
+def resolve(parts: MethodName) -> MethodSpec:
+    """The spec of a MOSAIC name: its fixed policy (or the analyzer) and graph family."""
+    parts = canonical(parts)
+    name, family = str(parts), parts.family or "hierarchical"
+    if family not in MOSAIC_FAMILIES:
+        raise KeyError(f"unknown graph family {family!r} in {name!r}; use {MOSAIC_FAMILIES}")
+    policy, about = _policy(parts)
+    config = MosaicConfig()
+
+    def factory(graph: RetrievalGraph, llm: LLM) -> Method:
+        return Mosaic(graph, llm, policy=policy, config=config, name=name)
+
+    configs = (config, policy or ExplorationPolicy())
+    return MethodSpec(name, family, factory, False, about, configs, MOSAIC_REPORT)
+
+
+#: The registered MOSAIC methods (``ace-lab methods`` lists them in this order).
+MOSAIC_SPECS: tuple[MethodSpec, ...] = tuple(resolve(parse(name)) for name in MOSAIC_METHODS)

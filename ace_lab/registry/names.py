@@ -1,0 +1,64 @@
+"""The one grammar of method names: ``head[:variant][@family][>policy]``.
+
+- ``head`` — the method or named configuration: ``hirag``, ``ace-full``, ``arcrag-explorer``,
+  ``mosaic-fixed`` (lower-case words joined by ``-``);
+- ``:variant`` — the head's argument: an ACE policy label (``ace-fixed:gap+depth``), an ArcRAG
+  budget (``arcrag:r3p5``), a MOSAIC width or budget × depth (``mosaic-fixed:narrow``,
+  ``mosaic-budget-matched:12x2``);
+- ``@family`` — the graph family read (``@openie``, ``@typed``, ``@hierarchical``) or, for ACE,
+  the retrieval backbone (``@hirag``, ``@graphrag``);
+- ``>policy`` — one fixed exploration or context policy for every query: ``ace>gap+depth`` and
+  ``mosaic>narrow`` are other spellings of ``ace-fixed:gap+depth`` and ``mosaic-fixed:narrow``.
+
+This module only splits and joins names; what each part means for a method is decided where
+the registry resolves the head (``ace_lab.registry.ace``, ``.arc``, ``.mosaic``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+GRAMMAR = "head[:variant][@family][>policy]"
+_HEAD = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+_ARG = r"[a-z0-9][a-z0-9+]*"
+_PARTS = {"head": _HEAD, "variant": _ARG, "family": r"[a-z]+", "policy": _ARG}
+_NAME = re.compile(
+    rf"(?P<head>{_HEAD})(?::(?P<variant>{_ARG}))?(?:@(?P<family>[a-z]+))?(?:>(?P<policy>{_ARG}))?"
+)
+#: The separator written before each optional part.
+_SEPARATORS = (("variant", ":"), ("family", "@"), ("policy", ">"))
+
+
+@dataclass(frozen=True)
+class MethodName:
+    """A parsed method name; ``str()`` writes it back exactly (``""`` = part absent)."""
+
+    head: str
+    variant: str = ""
+    family: str = ""
+    policy: str = ""
+
+    def __post_init__(self) -> None:
+        for part, pattern in _PARTS.items():
+            value = getattr(self, part)
+            if (value or part == "head") and re.fullmatch(pattern, value) is None:
+                raise KeyError(f"malformed {part} {value!r} in a method name; use {GRAMMAR}")
+
+    def __str__(self) -> str:
+        optional = (f"{sep}{getattr(self, part)}" for part, sep in _SEPARATORS)
+        return self.head + "".join(text for text in optional if len(text) > 1)
+
+
+def parse(name: str) -> MethodName:
+    """The parts of ``name`` (a ``KeyError`` names the grammar when it does not fit)."""
+    match = _NAME.fullmatch(name)
+    if match is None:
+        raise KeyError(f"malformed method name {name!r}; the grammar is {GRAMMAR}")
+    return MethodName(**{part: value or "" for part, value in match.groupdict().items()})
+
+
+def head_of(name: str) -> str:
+    """The head of ``name`` (the text before its first ``:``, ``@`` or ``>``); never raises,
+    so it can sort table rows that are not method names."""
+    return re.split(r"[:@>]", name, maxsplit=1)[0]

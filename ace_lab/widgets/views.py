@@ -1,0 +1,58 @@
+"""One step as HTML for the stepper, dispatched on its payload's type.
+
+A method's report package defines ``STEP_VIEWS``: payload type → a function of the ``Step``
+giving an HTML fragment (ACE's gap plan, ArcRAG's Cypher attempts, MOSAIC's scored paths).
+:func:`step_views` finds a method's views through the registry (its ``MethodSpec.report``);
+:func:`step_html` shows a step with the view of its payload's type (or of the nearest base
+class that has one), under the payload's one line, its repairs and notes. A step without a view
+still shows its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from html import escape
+
+from ace_lab.evidence import Step
+from ace_lab.registry import report
+from ace_lab.steps import StepPayload
+
+#: An HTML fragment for one step of a given payload type (a report's ``STEP_VIEWS`` value).
+StepView = Callable[[Step], str]
+Views = Mapping[type[StepPayload], StepView]
+
+
+def step_views(method: str) -> dict[type[StepPayload], StepView]:
+    """The ``STEP_VIEWS`` of ``method``'s report (:func:`ace_lab.registry.report`); empty for
+    a method without a report (a baseline), a name the registry does not know (a hand-built
+    answer) or a report without views."""
+    try:
+        module = report(method)
+    except KeyError:
+        return {}
+    return dict(getattr(module, "STEP_VIEWS", {}) or {}) if module is not None else {}
+
+
+def view_for(payload: StepPayload | None, views: Views | None) -> StepView | None:
+    """The view of ``payload``'s type, else of its nearest base class with one; None if none."""
+    if payload is None or not views:
+        return None
+    return next((views[c] for c in type(payload).__mro__ if c in views), None)
+
+
+def step_html(step: Step, views: Views | None = None, *, heading: bool = True) -> str:
+    """``step`` as an HTML fragment: its name and payload line (``heading``), its repairs and
+    notes, then the view of its payload type. Every text from the trace is escaped; a view
+    escapes what it shows itself."""
+    parts = []
+    if heading:
+        line = step.payload.line() if step.payload is not None else step.kind
+        parts.append(f"<div><b>{escape(step.name)}</b> · {escape(line)}</div>")
+    extra = [f"repair {r.line()}" for r in step.repairs] + list(step.notes)
+    if extra:
+        items = "".join(f"<li>{escape(x)}</li>" for x in extra)
+        parts.append(f"<ul>{items}</ul>")
+    view = view_for(step.payload, views)
+    if view is not None:
+        parts.append(view(step))
+    return "\n".join(parts)

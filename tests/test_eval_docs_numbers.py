@@ -1,0 +1,138 @@
+"""ace_lab.eval.docs_numbers: generated parts of a document, their figures, and loose numbers."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ace_lab.eval import docs_numbers, tables
+from ace_lab.eval.docs_numbers import (
+    FIGURES,
+    loose_numbers,
+    main_table_markdown,
+    regenerate,
+    stale_parts,
+)
+from tests.conftest import result_record
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A results directory with one study: hirag and naive on four questions."""
+    study = tmp_path / "toy-n4-s0"
+    study.mkdir()
+    for method, ems in (("hirag", [1, 1, 0, 1]), ("naive", [1, 0, 0, 0])):
+        lines = [
+            json.dumps(result_record(method, i, em=float(em), f1=float(em), context_tokens=100))
+            for i, em in enumerate(ems)
+        ]
+        (study / f"{method}.jsonl").write_text("\n".join(lines) + "\n")
+    docs_numbers.study_records.cache_clear()
+    yield tmp_path
+    docs_numbers.study_records.cache_clear()
+
+
+def test_inline_figures_are_regenerated_in_place(results):
+    key = "hits toy-n4-s0 hirag em"
+    text = f"HiRAG answers <!-- {key}: begin -->0 of 0<!-- {key}: end -->."
+    assert regenerate(text, FIGURES, results) == text.replace("0 of 0", "3 of 4")
+    assert FIGURES["hits_on"](results, ("toy-n4-s0", "naive", "em", "hirag")) == "1 of 4"
+    mean = "<!-- mean toy-n4-s0 naive em: begin -->x<!-- mean toy-n4-s0 naive em: end -->"
+    assert "-->0.250<!--" in regenerate(mean, FIGURES, results)
+    key = "paired toy-n4-s0 hirag naive em"
+    paired = f"<!-- {key}: begin --><!-- {key}: end -->"
+    assert "-->+0.500 [" in regenerate(paired, FIGURES, results)
+    assert "], p = " in regenerate(paired, FIGURES, results)
+
+
+def test_a_hand_typed_figure_that_disagrees_is_stale(results):
+    key = "hits toy-n4-s0 hirag em"
+    right = f"<!-- {key}: begin -->3 of 4<!-- {key}: end -->"
+    assert stale_parts(right, FIGURES, results) == []
+    wrong = right.replace("3 of 4", "4 of 4")
+    (line,) = stale_parts(wrong, FIGURES, results)
+    assert "'4 of 4'" in line and "'3 of 4'" in line
+
+
+def test_an_unknown_kind_is_an_error(results):
+    with pytest.raises(ValueError, match="unknown generated part 'nope 1'"):
+        regenerate("<!-- nope 1: begin -->x<!-- nope 1: end -->", FIGURES, results)
+
+
+def test_loose_numbers_are_the_ones_outside_parts_code_and_allowed_phrases():
+    text = (
+        "F1 of qwen1.5b on 2Wiki is 0.42 (`n = 8` in code),\n"
+        "<!-- ci a b c: begin -->0.5 [0.1, 0.9]<!-- ci a b c: end --> in notebook 06.\n"
+        "```bash\nace-lab run --n 20\n```\n"
+    )
+    assert [f.split(" in ")[0] for f in loose_numbers(text)] == ["'0.42'", "'06'"]
+    assert [f.split(" in ")[0] for f in loose_numbers(text, [r"notebook \d\d"])] == ["'0.42'"]
+
+
+def _combined(tmp_path):
+    """A two-data-set main table written and read back as ``results/main_table.csv`` is."""
+    rows = [
+        result_record(
+            "hirag",
+            i,
+            em=1.0,
+            f1=1.0,
+            context_tokens=10 * (i + 1),
+            passage_recall=0.5,
+            provenance_recall=1.0,
+        )
+        for i in range(2)
+    ]
+    main = tables.main_table(pd.DataFrame(rows), ["hirag"])
+    combined = tables.main_table_by_dataset({"hotpotqa_dev_sample200": main, "x": main}, ["hirag"])
+    combined.to_csv(tmp_path / "main_table.csv", index=False)
+    return pd.read_csv(tmp_path / "main_table.csv")
+
+
+def test_main_table_markdown_splits_accuracy_and_contexts(tmp_path):
+    accuracy, context = main_table_markdown(_combined(tmp_path)).split("\n\n")
+    assert (
+        accuracy.splitlines()[0]
+        == "| method | HotpotQA n | HotpotQA EM | HotpotQA F1 | x n | x EM | x F1 |"
+    )
+    assert accuracy.splitlines()[2].startswith("| `hirag` | 2 | 1.000 [")
+    assert context.splitlines()[0].startswith(
+        "| method | HotpotQA context tokens | HotpotQA passage"
+    )
+    assert "| `hirag` | 15.000 | 0.500 | 1.000 |  | 15.000 |" in context  # no raw: no compliance
+
+
+def test_a_block_part_is_written_on_lines_of_its_own(tmp_path):
+    _combined(tmp_path)
+    text = "intro\n<!-- main_table: begin -->\nold\n<!-- main_table: end -->\nend\n"
+    new = regenerate(text, FIGURES, tmp_path)
+    assert new.startswith("intro\n<!-- main_table: begin -->\n| method |") and "old" not in new
+    assert new.endswith("|\n<!-- main_table: end -->\nend\n")
+    assert regenerate(new, FIGURES, tmp_path) == new
+
+
+def test_figures_across_studies_and_from_committed_tables(results):
+    rerun = results / "toy-rerun"
+    rerun.mkdir()
+    lines = [
+        json.dumps(result_record("hirag", i, em=1.0, f1=1.0, answer="a" if i else "b"))
+        for i in range(2)
+    ]
+    (rerun / "hirag.jsonl").write_text("\n".join(lines) + "\n")
+    (results / "toy-n4-s0" / "hirag.jsonl").write_text(
+        "".join(json.dumps(result_record("hirag", i, em=0.0, answer="a")) + "\n" for i in range(4))
+    )
+    across = FIGURES["across"](results, ("toy-rerun", "hirag", "toy-n4-s0", "hirag", "em"))
+    assert across.startswith("1.000 vs 0.000 (paired +1.000 [+1.000, +1.000], p = ")
+    same = ("toy-rerun", "hirag", "toy-n4-s0", "hirag")
+    assert FIGURES["same_answers"](results, same) == "1 of 2"
+    pd.DataFrame({"method": ["a", "b"], "share": [0.5, 0.037]}).to_csv(
+        results / "toy-n4-s0" / "t.csv", index=False
+    )
+    assert FIGURES["cell"](results, ("toy-n4-s0/t", "share", "pct", "method=a")) == "50 %"
+    assert FIGURES["cell"](results, ("toy-n4-s0/t", "share", "pct", "method=b")) == "3.7 %"
+    assert FIGURES["cell"](results, ("toy-n4-s0/t", "share", "2", "method=b")) == "0.04"
+    with pytest.raises(ValueError, match="0 rows match"):
+        FIGURES["cell"](results, ("toy-n4-s0/t", "share", "pct", "method=c"))

@@ -1,0 +1,98 @@
+"""ace_lab.registry.names: one grammar ``head[:variant][@family][>policy]`` for every method
+name; every name in the committed records parses, writes back exactly and resolves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ace_lab.ace.policy import fixed_policies
+from ace_lab.registry import (
+    GRAMMAR,
+    METHODS,
+    MethodName,
+    canonical_name,
+    head_of,
+    parse,
+    spec,
+)
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+def committed_method_names() -> set[str]:
+    """Every distinct ``method`` of the committed per-question records."""
+    names = set()
+    for path in RESULTS.rglob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line) if line.strip() else {}
+            if isinstance(record, dict) and isinstance(record.get("method"), str):
+                names.add(record["method"])
+    return names
+
+
+def test_the_grammar_splits_every_part():
+    assert GRAMMAR == "head[:variant][@family][>policy]"
+    assert parse("hirag") == MethodName("hirag")
+    assert parse("ace-fixed:gap+depth+prune@graphrag") == MethodName(
+        "ace-fixed", "gap+depth+prune", "graphrag"
+    )
+    assert parse("arcrag-explorer:r1p3@openie") == MethodName("arcrag-explorer", "r1p3", "openie")
+    assert parse("mosaic-budget-matched:12x2") == MethodName("mosaic-budget-matched", "12x2")
+    assert parse("ace@graphrag>gap+depth") == MethodName("ace", "", "graphrag", "gap+depth")
+    assert str(MethodName("mosaic", policy="narrow")) == "mosaic>narrow"
+    assert head_of("arcrag:r3p5@openie") == "arcrag" and head_of("ace>depth") == "ace"
+    assert head_of("oracle best fixed") == "oracle best fixed"  # never raises
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "Hirag", "ace-full@", "ace::depth", "arcrag@openie:r1p1", "a b", "ace>gap>depth"]
+)
+def test_malformed_names_name_the_grammar(bad):
+    with pytest.raises(KeyError, match=r"grammar|malformed"):
+        parse(bad)
+    with pytest.raises(KeyError):
+        spec(bad)
+
+
+def test_every_committed_and_registered_name_round_trips_and_resolves():
+    names = committed_method_names()
+    assert len(names) > 40 and {"ace-full@graphrag", "arcrag:r1p1@openie"} <= names
+    for name in sorted(names | set(METHODS)):
+        assert str(parse(name)) == name, name
+        resolved = spec(name)
+        assert resolved.name == name and resolved.report in {
+            "",
+            "ace_lab.ace.report",
+            "ace_lab.arc.report",
+            "ace_lab.mosaic.report",
+        }, name
+
+
+def test_policy_spellings_resolve_to_the_canonical_method():
+    assert canonical_name("ace>gap+depth") == "ace-fixed:gap+depth"
+    assert canonical_name("ace@graphrag>depth") == "ace-fixed:depth@graphrag"
+    assert spec("ace>gap+depth").configs == spec("ace-fixed:gap+depth").configs
+    assert canonical_name("mosaic>narrow") == "mosaic-fixed:narrow"
+    assert canonical_name("mosaic@openie>12x3") == "mosaic-budget-matched:12x3@openie"
+    assert spec("mosaic>12x3").configs == spec("mosaic-budget-matched:12x3").configs
+    bad_names = (
+        "ace-full>depth",
+        "hirag>depth",
+        "mosaic-fixed:wide>narrow",
+        "ace>sideways",
+        "mosaic>huge",
+    )
+    for bad in bad_names:
+        with pytest.raises((KeyError, ValueError)):
+            spec(bad)
+
+
+def test_every_fixed_ace_policy_label_names_a_method():
+    """The stepper builds a toggled policy as ``ace-fixed:<label>`` through the registry."""
+    for label, policy in fixed_policies().items():
+        for backbone in ("", "@hirag", "@graphrag"):
+            found = spec(f"ace-fixed:{label}{backbone}")
+            assert found.configs[1] == policy and found.name == f"ace-fixed:{label}{backbone}"
