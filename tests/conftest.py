@@ -520,7 +520,7 @@ def synthetic_results() -> Any:
     ``RESULT_TOPOLOGIES``) and one fixed-policy run per topology, all scoring alike."""
     import pandas as pd
 
-    from ace_lab.eval.ace_tables import topology_methods
+    from ace_lab.ace.report.tables import topology_methods
 
     rows = []
     em_hirag = [1, 0, 0, 1, 0, 0]

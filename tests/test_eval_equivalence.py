@@ -26,7 +26,6 @@ from tests.conftest import ScriptedClient, scripted_llm
 Q_MISSION = (
     "What is the place of birth of the performer of song Take A Picture (Carly Rae Jepsen Song)?"
 )
-IROQUOIS = "Mohawk, Onondaga, Oneida, Cayuga, Seneca, and Tuscarora"
 
 
 def _user(request: dict) -> str:
@@ -119,8 +118,15 @@ def test_cohen_kappa_and_agreement_with_em():
     with pytest.raises(ValueError):
         cohen_kappa([1], [1, 0])
     stats = agreement([1.0, 1.0, 0.0, 0.0, math.nan], [1.0, 0.0, 0.0, 0.0, 1.0])
-    assert stats == {"n": 4, "semantic": 0.5, "em": 0.25, "raw": 0.75, "kappa": 0.5,
-                     "sem_only": 1, "em_only": 0}  # fmt: skip
+    assert stats == {
+        "n": 4,
+        "semantic": 0.5,
+        "em": 0.25,
+        "raw": 0.75,
+        "kappa": 0.5,
+        "sem_only": 1,
+        "em_only": 0,
+    }
     assert agreement([], [])["n"] == 0
 
 
@@ -143,39 +149,38 @@ def test_semantic_table_per_method_names_the_judge():
 
 # ------------------------------------------------------- hand-checked pairs, real judge
 #: (question, gold answers, prediction, equivalent?) — checked by hand; none is an exact
-#: match, so every pair goes to the judge. Most are real answers from the committed studies.
+#: match, so every pair goes to the judge. Real answers from the committed studies and
+#: textbook cases, three of each verdict: six judge calls keep this real-model check short.
 HAND_CHECKED = [
-    ("What is the place of birth of the director of film Thiruvannamalai (Film)?",
-     ["Nattarasankottai"], "Nattarasankottai, Tamil Nadu", True),
-    (Q_MISSION, ["Mission"], "Mission, British Columbia", True),
-    ("What were the nations after 1722 that composed a culture that was extensively studied by "
-     "William N. Fenton?", [IROQUOIS], "Mohawk, Onondaga, Oneida, Cayuga, Seneca, Tuscarora",
-     True),
-    ("Where was the composer of song Back In The U.S.A. born?", ["St. Louis, Missouri"],
-     "St. Louis", True),
-    ("Was Ausaf Ali or Steven Perry born first?", ["Ausaf Ali"], "Mohammad Ausaf Ali", True),
+    (
+        "What is the place of birth of the director of film Thiruvannamalai (Film)?",
+        ["Nattarasankottai"],
+        "Nattarasankottai, Tamil Nadu",
+        True,
+    ),
     ("Which city hosted the 1992 Summer Olympics?", ["Barcelona"], "Barcelona, Spain", True),
     ("Who directed the film Jaws?", ["Steven Spielberg"], "Spielberg", True),
-    ("Which board game was published most recently, Pirate's Cove or Catan?",
-     ["Pirate's Cove"], "Board Games", False),
-    ("Who is the father-in-law of Lady Rose Mclaren?", ["Henry McLaren"],
-     "John Francis McLaren", False),
-    ("The Battle of Nanchang was fought between the Chinese Nationals and what ground-based "
-     "armed force?", ["Imperial Japanese Army"], "Chinese National Revolutionary Army", False),
-    ("What league, which is also known as the Barclays Premier League, had its start date "
-     "pushed back?", ["The 2013–14 Premier League"], "2012–13 Premier League", False),
-    ("What were the nations after 1722 that composed a culture that was extensively studied by "
-     "William N. Fenton?", [IROQUOIS], "Mohawk, Oneota, Cayuga, Seneca, Tuscarora peoples",
-     False),
-    (Q_MISSION, ["Mission"], "British Columbia", False),
+    (
+        "Which board game was published most recently, Pirate's Cove or Catan?",
+        ["Pirate's Cove"],
+        "Board Games",
+        False,
+    ),
+    (
+        "The Battle of Nanchang was fought between the Chinese Nationals and what ground-based "
+        "armed force?",
+        ["Imperial Japanese Army"],
+        "Chinese National Revolutionary Army",
+        False,
+    ),
     ("In what year was the band Weezer formed?", ["1992"], "1994", False),
-]  # fmt: skip
+]
 
 
 @pytest.mark.integration
 def test_hand_checked_pairs_with_the_default_model():
     """The real ``qwen1.5b`` judge (shared server and response cache) agrees with the hand
-    labels on at least 12 of the 14 pairs; the agreement is printed (``pytest -s``)."""
+    labels on at least 5 of the 6 pairs; the agreement is printed (``pytest -s``)."""
     settings = load_settings(base_url=None, tier="qwen1.5b")
     was_running = server.status(settings) is not None
     llm = LLM(settings)
@@ -194,4 +199,4 @@ def test_hand_checked_pairs_with_the_default_model():
         f"\n{llm.model} judge agrees with the hand labels on "
         f"{len(HAND_CHECKED) - len(wrong)}/{len(HAND_CHECKED)} pairs; wrong: {json.dumps(wrong)}"
     )
-    assert len(HAND_CHECKED) >= 12 and len(wrong) <= 2, wrong
+    assert len(HAND_CHECKED) == 6 and len(wrong) <= 1, wrong

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from ace_lab.graph.build import build_graph, load_graph, load_or_build
 from ace_lab.graph.seeds import SeedIndexes
 from ace_lab.llm import LLM
+from ace_lab.llm.replay import REPLAY_ONLY_ENV
 from tests.conftest import ScriptedClient, hierarchy_config, hierarchy_reply
 
 CONFIG = hierarchy_config()
@@ -39,16 +42,28 @@ def test_rebuild_on_a_fresh_clone_replays_the_archive_without_model_calls(settin
 
     llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
     first, out = build_graph(
-        "toy", 8, "hierarchical", settings=settings, llm=llm, progress=False, config=CONFIG,
+        "toy",
+        8,
+        "hierarchical",
+        settings=settings,
+        llm=llm,
+        progress=False,
+        config=CONFIG,
         with_index=False,
-    )  # fmt: skip
+    )
     (out / "hirag_extract.jsonl").unlink()  # even the per-chunk records are gone
     fresh = replace(settings, cache_dir=tmp_path / "empty-cache")
     offline = LLM(fresh, client=ScriptedClient(lambda kw: pytest.fail("model was called")))
     again, _ = build_graph(
-        "toy", 8, "hierarchical", settings=fresh, llm=offline, progress=False, config=CONFIG,
+        "toy",
+        8,
+        "hierarchical",
+        settings=fresh,
+        llm=offline,
+        progress=False,
+        config=CONFIG,
         with_index=False,
-    )  # fmt: skip
+    )
     assert again.nodes.equals(first.nodes) and again.edges.equals(first.edges)
     assert all(c.cache_hit for c in offline.ledger.calls)
     # The replay keeps the build time of the run that called the model, and records its own.
@@ -61,17 +76,29 @@ def test_a_rebuild_from_records_keeps_every_archived_response(settings, tmp_path
 
     llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
     _, out = build_graph(
-        "toy", 8, "hierarchical", settings=settings, llm=llm, progress=False, config=CONFIG,
+        "toy",
+        8,
+        "hierarchical",
+        settings=settings,
+        llm=llm,
+        progress=False,
+        config=CONFIG,
         with_index=False,
-    )  # fmt: skip
+    )
     archived = (out / "llm_responses.jsonl").read_text()
     # Replaying the per-chunk records asks for no extraction: the archive must not shrink.
     fresh = replace(settings, cache_dir=tmp_path / "empty-cache")
     offline = LLM(fresh, client=ScriptedClient(lambda kw: pytest.fail("model was called")))
     build_graph(
-        "toy", 8, "hierarchical", settings=fresh, llm=offline, progress=False, config=CONFIG,
+        "toy",
+        8,
+        "hierarchical",
+        settings=fresh,
+        llm=offline,
+        progress=False,
+        config=CONFIG,
         with_index=False,
-    )  # fmt: skip
+    )
     assert (out / "llm_responses.jsonl").read_text() == archived
 
 
@@ -85,34 +112,60 @@ def test_load_or_build_builds_only_when_missing(settings, monkeypatch):
     import ace_lab.graph.build as build_module
 
     def fake_build(*args, **kwargs):
-        calls.append(args)
+        calls.append((args, kwargs))
         raise RuntimeError("stop here")
 
     monkeypatch.setattr(build_module, "build_graph", fake_build)
+    llm = LLM(settings, client=ScriptedClient([]))
     with pytest.raises(RuntimeError, match="stop here"):
-        load_or_build("toy", 8, "openie", settings=settings)
+        load_or_build("toy", 8, "openie", settings=settings, llm=llm)
     assert len(calls) == 1
+    assert calls[0][1]["llm"] is llm  # e.g. a notebook's client replaying its archive
 
 
-@pytest.mark.integration
-def test_cli_builds_the_toy_corpus_with_the_smoke_model(settings, tmp_path):
+#: Notebook 02's smoke run: the smoke model's responses for the toy OpenIE and typed builds.
+SMOKE_RESPONSES = (
+    Path(__file__).parents[1] / "data" / "responses" / "02_openie_and_typed_graphs_smoke.jsonl"
+)
+
+
+def test_cli_builds_the_toy_corpus_from_the_smoke_model_s_archived_responses(tmp_path):
+    """``ace-lab build`` end to end on a fresh clone that holds a build's archive: it replays
+    every response (a missing one fails: replay only) and starts no model. The real smoke-model
+    builds are in test_graph_openie and test_graph_typed_build."""
+    graphs = tmp_path / "graphs"
+    run = graphs / "toy-n8-s0" / "openie" / "smollm135m"
+    run.mkdir(parents=True)
+    shutil.copy(SMOKE_RESPONSES, run / "llm_responses.jsonl")
     env = os.environ | {
-        "ACE_LAB_GRAPHS_DIR": str(tmp_path / "graphs"),
+        "ACE_LAB_GRAPHS_DIR": str(graphs),
         "ACE_LAB_CACHE_DIR": str(tmp_path / "cache"),
+        "ACE_LAB_LLM_BACKEND": "xllamacpp",  # the archive's model identity
+        REPLAY_ONLY_ENV: "1",
     }
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "ace_lab", "build", "--dataset", "toy", "--n", "8",
-             "--family", "openie", "--model", "smollm135m"],
-            env=env, capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert "openie:" in done.stdout and "Chunk" in done.stdout
-    finally:
-        subprocess.run(
-            [sys.executable, "-m", "ace_lab", "llm", "stop", "--tier", "smollm135m"],
-            env=env, capture_output=True, timeout=60,
-        )  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ace_lab",
+            "build",
+            "--dataset",
+            "toy",
+            "--n",
+            "8",
+            "--family",
+            "openie",
+            "--model",
+            "smollm135m",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "openie:" in done.stdout and "Chunk" in done.stdout
+    assert not list((tmp_path / "cache").glob("llm_server/*.json")), "a model server started"
 
 
 def test_cost_frame_has_one_row_per_stage_for_every_meta_shape():

@@ -6,19 +6,82 @@ clone — whose SQLite cache is empty — replays it without a model call. The a
 after the cache; a request it does not hold (another model, prompt or question) goes to the
 model as usual, and with ``update`` the archive is rewritten with every response the block
 used when the block finishes.
+
+With ``ACE_LAB_LLM_REPLAY_ONLY`` set (:func:`replay_only`; the notebook tests set it) no request
+of a replaying block reaches the model: the block's model client refuses every call, and the
+block raises :class:`NotArchived` at its end even if the caller caught the refusal (a method
+falling back on a failed call), so a missing response fails loudly instead of starting a model.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from ace_lab.llm.cache import ResponseArchive
+from ace_lab.llm.client import LLMError
 
 if TYPE_CHECKING:
     from ace_lab.llm.client import LLM
+
+#: Set (to anything but "", "0", "false" or "no"), a request made inside a :func:`replaying`
+#: block that neither the cache nor an archive holds raises instead of reaching the model.
+REPLAY_ONLY_ENV = "ACE_LAB_LLM_REPLAY_ONLY"
+
+
+def replay_only() -> bool:
+    """Whether replaying blocks must make no model call (``ACE_LAB_LLM_REPLAY_ONLY``)."""
+    return os.environ.get(REPLAY_ONLY_ENV, "").lower() not in ("", "0", "false", "no")
+
+
+class NotArchived(LLMError):
+    """A replay-only block needed a response that neither the cache nor its archives hold."""
+
+
+class RefusingClient:
+    """Stands in for the model's OpenAI client in a replay-only block: refuses every request
+    and remembers the start of each refused request's last message."""
+
+    def __init__(self) -> None:
+        self.refused: list[str] = []
+        self._lock = threading.Lock()
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    def _create(self, **kwargs: Any) -> Any:
+        text = str(kwargs["messages"][-1]["content"]).replace("\n", " ")
+        with self._lock:
+            self.refused.append(text[:60])
+        raise NotArchived(
+            f"no cached or archived response and {REPLAY_ONLY_ENV} forbids a model call: "
+            f"{text[:60]!r}"
+        )
+
+
+@contextmanager
+def _refusing(llm: LLM, path: Path | str) -> Iterator[None]:
+    """Swap ``llm``'s client for a :class:`RefusingClient` while the block runs (nested blocks
+    share one); raise :class:`NotArchived` at a normal end if any request was refused."""
+    with llm._client_lock:
+        previous = llm._client
+        refusing = previous if isinstance(previous, RefusingClient) else RefusingClient()
+        llm._client = refusing
+    before = len(refusing.refused)
+    try:
+        yield
+    finally:
+        with llm._client_lock:
+            llm._client = previous
+    missed = refusing.refused[before:]
+    if missed:
+        raise NotArchived(
+            f"{len(missed)} LLM request(s) are in neither the cache nor {path} and "
+            f"{REPLAY_ONLY_ENV} forbids a model call (record the archive), first: {missed[0]!r}"
+        )
 
 
 @contextmanager
@@ -36,7 +99,11 @@ def replaying(
     llm.archives.append(archive)
     earlier, llm.answered = llm.answered, {}
     try:
-        yield archive
+        if replay_only():
+            with _refusing(llm, path):
+                yield archive
+        else:
+            yield archive
     finally:
         llm.archives.remove(archive)
         used, llm.answered = llm.answered, earlier | llm.answered
