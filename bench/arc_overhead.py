@@ -33,8 +33,8 @@ import pandas as pd
 
 from ace_lab.arc.names import ARC_HEADS
 from ace_lab.config import load_settings
-from ace_lab.eval.export import to_markdown
-from ace_lab.eval.study import read_jsonl, record_files
+from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.studies.study import read_jsonl, record_files
 from ace_lab.registry import graph_family, head_of
 
 

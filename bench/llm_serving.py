@@ -32,8 +32,8 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import ServingOptions, load_settings
-from ace_lab.eval.export import to_markdown
 from ace_lab.eval.metrics import exact_match, f1_score
+from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.llm import private_server, server
 from ace_lab.llm.endpoint import openai_client
 from ace_lab.llm.models import prepare_model

@@ -29,8 +29,8 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import load_settings
-from ace_lab.eval.export import to_markdown
-from ace_lab.eval.study import latest_study, load_results
+from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.studies.study import latest_study, load_results
 
 
 def overhead_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -42,7 +42,7 @@ from ace_lab.ace.report.routes import (  # noqa: F401  (read_routes: the tables'
 )
 from ace_lab.ace.router import ROUTER_PROMPTS, route
 from ace_lab.data import Question
-from ace_lab.eval.export import to_markdown
+from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
 

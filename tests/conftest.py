@@ -505,7 +505,7 @@ RESULT_TOPOLOGIES = ["POINT", "POINT", "CONTRAST", "CHAIN", "OVERVIEW", "POINT"]
 
 
 def result_record(method: str, i: int, **fields: Any) -> dict[str, Any]:
-    """One results record (``ace_lab.eval.record`` columns) for question ``i``."""
+    """One results record (``ace_lab.eval.studies.record`` columns) for question ``i``."""
     base = {
         "id": RESULT_IDS[i], "position": i, "method": method, "em": 0.0, "f1": 0.0,
         "context_has_answer": True, "base_has_answer": None, "topology": None,

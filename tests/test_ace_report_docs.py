@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ace_lab.ace.report.docs import FIGURES, route_agreement
-from ace_lab.eval import docs_numbers
+from ace_lab.eval.reporting import docs_numbers
 from tests.conftest import RESULT_IDS, result_record
 
 

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from ace_lab.ace.report import figures, tables
-from ace_lab.eval.plots import Panel
+from ace_lab.eval.reporting.plots import Panel
 from tests.conftest import synthetic_results
 
 

@@ -34,7 +34,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ace_lab"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("config", "tokens", "bounded", "steps", "trace", "evidence", "prompts", "sqlite_wal")),
+    (
+        "core",
+        ("config", "tokens", "bounded", "steps", "trace", "evidence", "prompts", "sqlite_wal"),
+    ),
     ("services", ("llm", "embed", "index")),
     ("data", ("data",)),
     ("graph", ("graph",)),

@@ -1,8 +1,8 @@
 """The README and docs/: short README, working links, and every result number generated.
 
 The documents of :data:`ace_lab.cli_commands.docs.DOCUMENTS` carry generated parts
-(:mod:`ace_lab.eval.docs_numbers`); each is recomputed here from the committed records and must
-read exactly what the document says (``ace-lab docs`` rewrites them). The README and
+(:mod:`ace_lab.eval.reporting.docs_numbers`); each is recomputed here from the committed records
+and must read exactly what the document says (``ace-lab docs`` rewrites them). The README and
 ``docs/results.md`` may hold no other number, except the phrases of :data:`NOT_RESULTS`.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ace_lab.cli_commands.docs import DOCUMENTS, figures
-from ace_lab.eval.docs_numbers import loose_numbers, parts, stale_parts
+from ace_lab.eval.reporting.docs_numbers import loose_numbers, parts, stale_parts
 
 REPO = Path(__file__).resolve().parents[1]
 #: Documents that may hold no hand-typed number.
@@ -67,7 +67,8 @@ def test_no_hand_typed_numbers(name):
     loose = loose_numbers(_text(name), NOT_RESULTS)
     assert not loose, (
         f"{name} has numbers outside generated parts; generate them "
-        "(ace_lab.eval.docs_numbers) or, if not a result, add the phrase to NOT_RESULTS:\n"
+        "(ace_lab.eval.reporting.docs_numbers) or, if not a result, add the phrase to "
+        "NOT_RESULTS:\n"
         + "\n".join(loose)
     )
 

@@ -1,4 +1,4 @@
-"""ace_lab.eval.context_stats: the context columns every results table carries."""
+"""ace_lab.eval.metrics.context_stats: the context columns every results table carries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from ace_lab.eval.context_stats import (
+from ace_lab.eval.metrics.context_stats import (
     CONTEXT_COLUMNS,
     context_columns,
     format_compliance,

@@ -1,4 +1,5 @@
-"""ace_lab.eval.docs_numbers: generated parts of a document, their figures, and loose numbers."""
+"""ace_lab.eval.reporting.docs_numbers: generated parts of a document, their figures, and loose
+numbers."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from ace_lab.eval import docs_numbers, tables
-from ace_lab.eval.docs_numbers import (
+from ace_lab.eval.reporting import docs_numbers, tables
+from ace_lab.eval.reporting.docs_numbers import (
     FIGURES,
     loose_numbers,
     main_table_markdown,

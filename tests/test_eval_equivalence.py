@@ -1,5 +1,5 @@
-"""ace_lab.eval.equivalence: fast paths, the judge call and its default, frame scoring, agreement
-with EM — and a hand-checked set of answer pairs judged by the real default model."""
+"""ace_lab.eval.judging.equivalence: fast paths, the judge call and its default, frame scoring,
+agreement with EM — and a hand-checked set of answer pairs judged by the real default model."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.config import load_settings
-from ace_lab.eval.equivalence import (
+from ace_lab.eval.judging.equivalence import (
     MAX_PREDICTION_CHARS,
     agreement,
     cohen_kappa,

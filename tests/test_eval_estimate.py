@@ -1,4 +1,5 @@
-"""ace_lab.eval.estimate: a study's expected cost from recorded costs and measured throughput."""
+"""ace_lab.eval.studies.estimate: a study's expected cost from recorded costs and measured
+throughput."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import pytest
 
 from ace_lab.config import ServingOptions
 from ace_lab.data import load_dataset, make_slice
-from ace_lab.eval.estimate import (
+from ace_lab.eval.studies.estimate import (
     ASSUMED_GEN_TPS,
     ASSUMED_PROMPT_TPS,
     estimate_build,
     estimate_study,
     throughput,
 )
-from ace_lab.eval.study import results_path
+from ace_lab.eval.studies.study import results_path
 from ace_lab.graph.build import slice_chunks
 
 

@@ -1,4 +1,4 @@
-"""ace_lab.eval.export: markdown, LaTeX and CSV files of a table, and ``ace-lab report
+"""ace_lab.eval.reporting.export: markdown, LaTeX and CSV files of a table, and ``ace-lab report
 --export`` writing them beside a study's results."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ace_lab.eval.export import export_table, markdown_section, to_latex, to_markdown
-from ace_lab.eval.study import safe_name
-from ace_lab.eval.tables import main_table
+from ace_lab.eval.reporting.export import export_table, markdown_section, to_latex, to_markdown
+from ace_lab.eval.reporting.tables import main_table
+from ace_lab.eval.studies.study import safe_name
 from tests.conftest import synthetic_results
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from ace_lab.data import Question
 from ace_lab.eval.graphragbench import metrics_for, score_question, summarize, weighted_overall
-from ace_lab.eval.graphragbench_judge import (
+from ace_lab.eval.graphragbench.judge import (
     answer_correctness,
     context_relevance,
     coverage_score,
@@ -23,7 +23,7 @@ from ace_lab.eval.graphragbench_judge import (
     fbeta,
     semantic_similarity,
 )
-from ace_lab.eval.graphragbench_rouge import (
+from ace_lab.eval.graphragbench.rouge import (
     lcs_length,
     porter_stem,
     rouge_l,

@@ -1,4 +1,4 @@
-"""ace_lab.eval.graphragbench_plots: grouped bars of one GraphRAG-Bench metric, drawn from a
+"""ace_lab.eval.graphragbench.plots: grouped bars of one GraphRAG-Bench metric, drawn from a
 hand-made grb_table."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.container import BarContainer
 
-from ace_lab.eval.graphragbench_plots import grb_figure
+from ace_lab.eval.graphragbench.plots import grb_figure
 
 
 @pytest.fixture(autouse=True)

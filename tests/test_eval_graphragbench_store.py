@@ -1,4 +1,4 @@
-"""ace_lab.eval.graphragbench_store / _context: a study's GraphRAG-Bench scores judged once and
+"""ace_lab.eval.graphragbench.store / _context: a study's GraphRAG-Bench scores judged once and
 stored, resumed, a failed judge call retried, a malformed rating stored with its fallback, the
 context texts recovered from the slice or the graph, and the per-type table with its
 query-count-weighted overall checked against hand-computed numbers."""
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from ace_lab.data import load_dataset, make_slice
-from ace_lab.eval.graphragbench_context import StudyContext, evidence_text
-from ace_lab.eval.graphragbench_store import (
+from ace_lab.eval.graphragbench.context import StudyContext, evidence_text
+from ace_lab.eval.graphragbench.store import (
     GRB_FILE,
     SCORE_COLUMNS,
     context_key,
@@ -27,7 +27,7 @@ from ace_lab.eval.graphragbench_store import (
     load_scores,
     score_study,
 )
-from ace_lab.eval.study import load_results, study_dir
+from ace_lab.eval.studies.study import load_results, study_dir
 from ace_lab.llm import LLMError
 from ace_lab.prompts import load_prompt
 from tests.conftest import scripted_llm
@@ -342,7 +342,7 @@ def test_the_cli_prints_one_table_per_metric(grb_settings, tmp_path, monkeypatch
     score_study(STUDY, settings=grb_settings, llm=llm, embedder=SameEmbedder())
     stub = pd.DataFrame()
     stub.attrs.update(errors=0, judge_identity=llm.model_identity, embed_model="test:same")
-    monkeypatch.setattr("ace_lab.eval.graphragbench_store.score_study", lambda *a, **k: stub)
+    monkeypatch.setattr("ace_lab.eval.graphragbench.store.score_study", lambda *a, **k: stub)
     monkeypatch.setenv("ACE_LAB_RESULTS_DIR", str(grb_settings.results_dir))
     assert main(["grb-score", "--study", STUDY]) == 0
     out = capsys.readouterr().out
@@ -395,8 +395,8 @@ def test_a_subset_of_metrics_is_judged_first_and_the_rest_added_to_the_same_line
 def test_notebook_06s_section_shows_the_reported_metrics_and_exports_the_table(
     grb_settings, tmp_path, capsys, monkeypatch
 ):
-    from ace_lab.eval.graphragbench_store import show_study
-    from ace_lab.eval.report import StudyReport
+    from ace_lab.eval.graphragbench.store import show_study
+    from ace_lab.eval.reporting.report import StudyReport
 
     shown: list[str] = []
     monkeypatch.setattr(StudyReport, "show", lambda self, table, title="": shown.append(title))

@@ -1,4 +1,4 @@
-"""ace_lab.eval.identity: the configuration hash is stable across processes and tells
+"""ace_lab.eval.studies.identity: the configuration hash is stable across processes and tells
 configurations apart; a run's identity is what its records carry."""
 
 from __future__ import annotations
@@ -6,7 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ace_lab.eval.identity import RunIdentity, config_hash, identity_digest, method_configuration
+from ace_lab.eval.studies.identity import (
+    RunIdentity,
+    config_hash,
+    identity_digest,
+    method_configuration,
+)
 from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient, ace_reply
 
@@ -16,7 +21,7 @@ METHODS = ("naive", "ace-adaptive", "ace-fixed:gap+depth", "mosaic", "arcrag:r1p
 def test_the_hash_is_the_same_in_another_process():
     here = [config_hash(m) for m in METHODS]
     code = (
-        "from ace_lab.eval.identity import config_hash; "
+        "from ace_lab.eval.studies.identity import config_hash; "
         f"print(' '.join(config_hash(m) for m in {METHODS!r}))"
     )
     there = subprocess.run(

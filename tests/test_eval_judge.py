@@ -1,4 +1,4 @@
-"""ace_lab.eval.judge: both-order judging, order-consistency, fallbacks and win rates."""
+"""ace_lab.eval.judging.judge: both-order judging, order-consistency, fallbacks and win rates."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_win_rates_counts_ties_as_half():
 
 
 def test_first_shown_measures_position_bias_without_fallback_orders():
-    from ace_lab.eval.judge import JudgeVerdict
+    from ace_lab.eval.judging.judge import JudgeVerdict
 
     def pair(a_first: str, b_first: str, fallbacks: tuple[str, ...] = ()) -> PairVerdict:
         verdicts = (JudgeVerdict.model_validate_json(_verdict(w)) for w in (a_first, b_first))

@@ -1,11 +1,11 @@
-"""ace_lab.eval.plots: the generic forest figures, drawn from synthetic tables."""
+"""ace_lab.eval.reporting.plots: the generic forest figures, drawn from synthetic tables."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pytest
 
-from ace_lab.eval import plots, tables
+from ace_lab.eval.reporting import plots, tables
 from tests.conftest import synthetic_results
 
 

@@ -1,5 +1,5 @@
-"""ace_lab.eval.record: one answered question as a record (coverage, the two recalls, cold-cache
-wall time) and completing older records (``with_recalls``).
+"""ace_lab.eval.studies.record: one answered question as a record (coverage, the two recalls,
+cold-cache wall time) and completing older records (``with_recalls``).
 
 The full record of a real answer is checked end to end in ``test_runner.py``."""
 
@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from ace_lab.data import Question
-from ace_lab.eval.record import (
+from ace_lab.eval.reporting.tables import cost_table
+from ace_lab.eval.studies.record import (
     _has_answer,
     record,
     record_details,
@@ -22,7 +23,6 @@ from ace_lab.eval.record import (
     study_supporting_ids,
     with_recalls,
 )
-from ace_lab.eval.tables import cost_table
 from ace_lab.evidence import Answer, Context, Evidence, LLMCall, Trace
 from ace_lab.steps import AnswerDetails, Retrieval
 from tests.conftest import result_record

@@ -1,5 +1,5 @@
-"""ace_lab.eval.semantic: stored semantic verdicts of a study — judged once, resumed, a failed
-call retried, a changed answer judged again, and the report joined to the current answers."""
+"""ace_lab.eval.judging.semantic: stored semantic verdicts of a study — judged once, resumed, a
+failed call retried, a changed answer judged again, and the report joined to the current answers."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import json
 import pandas as pd
 import pytest
 
-from ace_lab.eval.semantic import (
+from ace_lab.eval.judging.semantic import (
     SEMANTIC_FILE,
     load_semantic,
     semantic_command,
     semantic_report,
     semantic_study,
 )
-from ace_lab.eval.study import load_results, study_dir
+from ace_lab.eval.studies.study import load_results, study_dir
 from ace_lab.llm import LLMError
 from tests.conftest import scripted_llm
 

@@ -1,4 +1,4 @@
-"""ace_lab.eval.stats on synthetic data whose answers are known."""
+"""ace_lab.eval.statistics on synthetic data whose answers are known."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ace_lab.eval.study: a study's files read back (corrupt lines, torn tails, torn UTF-8),
+"""ace_lab.eval.studies.study: a study's files read back (corrupt lines, torn tails, torn UTF-8),
 rescoring, and one model and configuration per method (a run of another starts its own study
 or is refused; ``identity_mix`` flags a mixed study)."""
 
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from ace_lab.data import DataError
-from ace_lab.eval.identity import config_hash
 from ace_lab.eval.metrics import exact_match
-from ace_lab.eval.runner import run
-from ace_lab.eval.study import (
+from ace_lab.eval.studies.identity import config_hash
+from ace_lab.eval.studies.runner import run
+from ace_lab.eval.studies.study import (
     ResultsError,
     StudyMismatchError,
     cut_torn_tail,
@@ -106,7 +106,7 @@ def test_concurrent_manifest_writes_do_not_collide(tmp_path):
     """Every writer used one temporary name: a second writer's rename found it gone."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ace_lab.eval.study import _write_json_atomic
+    from ace_lab.eval.studies.study import _write_json_atomic
 
     path = tmp_path / "manifest.json"
     with ThreadPoolExecutor(8) as pool:
@@ -116,7 +116,7 @@ def test_concurrent_manifest_writes_do_not_collide(tmp_path):
 
 
 def test_a_resumed_run_keeps_the_methods_first_start(settings, tmp_path):
-    from ace_lab.eval.study import update_manifest
+    from ace_lab.eval.studies.study import update_manifest
 
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     common = {"slice_info": {"dataset": "toy", "n": 8}, "llm": llm, "graph_model": "m"}

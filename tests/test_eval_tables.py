@@ -1,4 +1,4 @@
-"""ace_lab.eval.tables: the generic result tables on a synthetic results frame with known
+"""ace_lab.eval.reporting.tables: the generic result tables on a synthetic results frame with known
 answers (``synthetic_results`` in conftest)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from ace_lab.eval import tables
-from ace_lab.eval.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.reporting import tables
 from tests.conftest import result_record, synthetic_results
 
 

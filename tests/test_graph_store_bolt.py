@@ -114,9 +114,11 @@ class OneForeignNode(FakeBolt):
 def test_a_load_never_deletes_what_it_did_not_write() -> None:
     """Regression: ``load`` ran ``MATCH (n) DETACH DELETE n`` on the whole target database."""
     driver = OneForeignNode()
-    with BoltStore("bolt://unused", driver=driver) as store:
-        with pytest.raises(StoreError, match="did not load"):
-            store.load(small_tables())
+    with (
+        BoltStore("bolt://unused", driver=driver) as store,
+        pytest.raises(StoreError, match="did not load"),
+    ):
+        store.load(small_tables())
     assert driver.writes == []  # the foreign node survives: nothing was written or deleted
 
 

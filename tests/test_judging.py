@@ -20,7 +20,7 @@ from ace_lab.eval.judging import (
     run_command,
     verdicts_path,
 )
-from ace_lab.eval.study import results_path
+from ace_lab.eval.studies.study import results_path
 from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ace_lab.eval import docs_numbers
+from ace_lab.eval.reporting import docs_numbers
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.report.docs import FIGURES
 from tests.conftest import result_record

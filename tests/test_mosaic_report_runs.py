@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ace_lab.data import load_dataset
-from ace_lab.eval.study import results_path
+from ace_lab.eval.studies.study import results_path
 from ace_lab.llm import LLM
 from ace_lab.mosaic.report.effort import effort_table
 from ace_lab.mosaic.report.policies import policy_frame, policy_side_by_side

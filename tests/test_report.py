@@ -1,4 +1,4 @@
-"""ace_lab.eval.report: what notebooks 06–08 share (study loading, provenance, export)."""
+"""ace_lab.eval.reporting.report: what notebooks 06–08 share (study loading, provenance, export)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import matplotlib.pyplot as plt
 
-from ace_lab.eval.report import (
+from ace_lab.eval.reporting.report import (
     StudyReport,
     dataset_label,
     open_report,

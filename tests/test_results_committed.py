@@ -32,17 +32,15 @@ from ace_lab.ace.report import tables as ace_tables
 from ace_lab.arc.report import results as arc_results
 from ace_lab.config import load_settings
 from ace_lab.data import DataError, load_slice
-from ace_lab.eval import (
-    graphragbench_store,
-    judging,
-    semantic,
-    tables,
-)
-from ace_lab.eval.context_stats import with_context
-from ace_lab.eval.docs_numbers import main_table_markdown
-from ace_lab.eval.export import export_table, markdown_section
-from ace_lab.eval.report import StudyReport
-from ace_lab.eval.study import load_results
+from ace_lab.eval import judging
+from ace_lab.eval.graphragbench import store as graphragbench_store
+from ace_lab.eval.judging import semantic
+from ace_lab.eval.metrics.context_stats import with_context
+from ace_lab.eval.reporting import tables
+from ace_lab.eval.reporting.docs_numbers import main_table_markdown
+from ace_lab.eval.reporting.export import export_table, markdown_section
+from ace_lab.eval.reporting.report import StudyReport
+from ace_lab.eval.studies.study import load_results
 from ace_lab.mosaic.report import policies as mosaic_tables
 from tests.conftest import need_dataset
 

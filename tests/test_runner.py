@@ -1,5 +1,5 @@
-"""ace_lab.eval.runner: a method over a slice (records, manifest, resume, failures, order) on
-the toy graph with a scripted LLM."""
+"""ace_lab.eval.studies.runner: a method over a slice (records, manifest, resume, failures, order)
+on the toy graph with a scripted LLM."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from ace_lab.data import load_dataset, make_slice
 from ace_lab.data.records import Question
-from ace_lab.eval.runner import run, select_questions
-from ace_lab.eval.study import (
+from ace_lab.eval.studies.runner import run, select_questions
+from ace_lab.eval.studies.study import (
     ResultsError,
     load_results,
     read_jsonl,

@@ -42,7 +42,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError(f"--n is required for the benchmark set {args.dataset}")
     args.n = slice_of(args.dataset, args.n, args.seed, settings.data_dir).n
     if args.estimate:
-        from ace_lab.eval.estimate import estimate_build, estimate_text
+        from ace_lab.eval.studies.estimate import estimate_build, estimate_text
 
         table = estimate_build(args.family, args.dataset, args.n, seed=args.seed, settings=settings)
         print(estimate_text(table))
@@ -148,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         questions, task = file_questions(Path(args.questions), args.dataset)
         args.task = args.task or task
     if args.estimate:
-        from ace_lab.eval.estimate import estimate_study, estimate_text
+        from ace_lab.eval.studies.estimate import estimate_study, estimate_text
 
         table = estimate_study(
             args.methods,
@@ -178,9 +178,9 @@ def _run_methods(
     """Each method over the questions; a method whose every question failed wrote nothing."""
     import pandas as pd
 
-    from ace_lab.eval.export import to_markdown
-    from ace_lab.eval.runner import run
-    from ace_lab.eval.tables import main_table
+    from ace_lab.eval.reporting.export import to_markdown
+    from ace_lab.eval.reporting.tables import main_table
+    from ace_lab.eval.studies.runner import run
     from ace_lab.llm import get_llm
     from ace_lab.registry import graph_family
     from ace_lab.retrieval import RetrievalGraph

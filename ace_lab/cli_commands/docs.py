@@ -1,7 +1,8 @@
 """``ace-lab docs``: regenerate (or check) every generated number of the documentation.
 
 The documents listed in :data:`DOCUMENTS` carry generated parts (see
-:mod:`ace_lab.eval.docs_numbers`); the figures are the generic ones plus each method report's.
+:mod:`ace_lab.eval.reporting.docs_numbers`); the figures are the generic ones plus each method
+report's.
 ``ace-lab docs`` rewrites the parts from the committed records, ``ace-lab docs --check`` only
 lists the parts that disagree (``tests/test_docs.py`` runs the same check).
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from ace_lab.config import REPO_ROOT
 
 if TYPE_CHECKING:
-    from ace_lab.eval.docs_numbers import Figure
+    from ace_lab.eval.reporting.docs_numbers import Figure
 
 #: The documents with generated parts, relative to the repository root.
 DOCUMENTS = (
@@ -33,7 +34,7 @@ def figures() -> dict[str, Figure]:
     from importlib import import_module
     from importlib.util import find_spec
 
-    from ace_lab.eval.docs_numbers import FIGURES
+    from ace_lab.eval.reporting.docs_numbers import FIGURES
     from ace_lab.registry import METHODS, spec
 
     known = dict(FIGURES)
@@ -47,7 +48,7 @@ def figures() -> dict[str, Figure]:
 def update_docs(root: Path | None = None, *, check: bool = False) -> list[str]:
     """Regenerate the parts of :data:`DOCUMENTS` under ``root`` (default the repository) from
     ``root/results``; one line per part that was stale (only listed with ``check``)."""
-    from ace_lab.eval.docs_numbers import regenerate, stale_parts
+    from ace_lab.eval.reporting.docs_numbers import regenerate, stale_parts
 
     root = Path(root or REPO_ROOT or Path.cwd())
     known, stale = figures(), []

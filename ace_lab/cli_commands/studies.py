@@ -11,9 +11,15 @@ from ace_lab.config import load_settings
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ace_lab.eval.export import export_table, to_markdown
-    from ace_lab.eval.study import identity_mix, latest_study, load_results, rescore, study_dir
-    from ace_lab.eval.tables import COST_COLUMNS, cost_table, main_table, paired_tests
+    from ace_lab.eval.reporting.export import export_table, to_markdown
+    from ace_lab.eval.reporting.tables import COST_COLUMNS, cost_table, main_table, paired_tests
+    from ace_lab.eval.studies.study import (
+        identity_mix,
+        latest_study,
+        load_results,
+        rescore,
+        study_dir,
+    )
 
     settings = load_settings()
     study = args.study or latest_study(settings)
@@ -45,8 +51,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from ace_lab.eval.export import to_markdown
     from ace_lab.eval.judging import judge_study, preference_table
+    from ace_lab.eval.reporting.export import to_markdown
 
     settings = settings_for(args.model)
     # The LLM is created (and a local server started) only if a question is left to judge.
@@ -62,9 +68,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_semantic(args: argparse.Namespace) -> int:
-    from ace_lab.eval.export import to_markdown
-    from ace_lab.eval.semantic import load_semantic, semantic_report, semantic_study
-    from ace_lab.eval.study import load_results
+    from ace_lab.eval.judging.semantic import load_semantic, semantic_report, semantic_study
+    from ace_lab.eval.reporting.export import to_markdown
+    from ace_lab.eval.studies.study import load_results
 
     settings = settings_for(args.model)
     new = semantic_study(args.study, args.methods, settings=settings)
@@ -78,10 +84,10 @@ def cmd_semantic(args: argparse.Namespace) -> int:
 
 
 def cmd_grb_score(args: argparse.Namespace) -> int:
-    from ace_lab.eval.export import to_markdown
     from ace_lab.eval.graphragbench import IMPLEMENTED
-    from ace_lab.eval.graphragbench_store import grb_table, grb_wide, load_scores, score_study
-    from ace_lab.eval.study import load_results
+    from ace_lab.eval.graphragbench.store import grb_table, grb_wide, load_scores, score_study
+    from ace_lab.eval.reporting.export import to_markdown
+    from ace_lab.eval.studies.study import load_results
 
     settings = settings_for(args.model)
     new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)

@@ -11,12 +11,21 @@ from ace_lab.bounded import field_bounds
 
 #: ``scheme://user:password@`` — the credentials part of any URL in a text.
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s?#]*@")
-#: ``?api_key=...``, ``&token=...``, ``&sig=...``: query parameters that carry a credential.
+#: ``?api_key=...``, ``&token=...``, ``?code=...``, ``;api_key=...``: query or matrix
+#: parameters that carry a credential.
 _SECRET_PARAM = re.compile(
-    r"(?P<name>[?&][^=&#\s]*(?:key|token|secret|passw|pwd|sig|auth|credential)[^=&#\s]*=)"
-    r"[^&#\s]*",
+    r"(?P<name>[?&;][^=&;#\s]*(?:key|token|secret|passw|pwd|sig|auth|credential|code|session"
+    r"|jwt|bearer|access)[^=&;#\s]*=)[^&;#\s]*",
     re.IGNORECASE,
 )
+#: A path segment that is a key (``https://gw/<key>/v1``): a known key prefix, or a long token
+#: of letters and digits (no word of a real path is 24 characters of mixed letters and digits).
+_SECRET_SEGMENT = re.compile(
+    r"(?:(?<=/)|^)(?:(?:sk|pk|rk|api|key|tok|token)[-_][A-Za-z0-9_-]{8,}"
+    r"|(?=[A-Za-z0-9_-]{24,}(?:[/?#;\s]|$))(?=[A-Za-z_-]*[0-9])(?=[0-9_-]*[A-Za-z])"
+    r"[A-Za-z0-9_-]{24,})(?=[/?#;\s]|$)"
+)
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 REDACTED = "***"
 #: What an endpoint URL field accepts, in words.
 ENDPOINT_URL = "an http:// or https:// URL with a host (e.g. http://127.0.0.1:8000/v1)"
@@ -29,14 +38,24 @@ def redact_url(text: None) -> None: ...
 def redact_url(text: str | None) -> str | None:
     """``text`` with the credentials of every URL in it masked, for anything written or logged.
 
-    ``https://user:pass@host/v1`` becomes ``https://***@host/v1`` and ``?api_key=sk-1`` becomes
-    ``?api_key=***``; the rest (scheme, host, port, path) stays, so the endpoint is still named.
+    ``https://user:pass@host/v1`` becomes ``https://***@host/v1``, ``?api_key=sk-1`` (or
+    ``?code=…``, ``;api_key=…``) becomes ``?api_key=***`` and a key as a path segment
+    (``https://gw/sk-…/v1``) becomes ``***``; the rest (scheme, host, port, the other path
+    segments) stays, so the endpoint is still named.
     Idempotent; works on a bare URL, a model identity (``url#model``) or a whole message.
     """
     if text is None:
         return None
     text = _URL_USERINFO.sub(lambda m: m.group("scheme") + REDACTED + "@", text)
-    return _SECRET_PARAM.sub(lambda m: m.group("name") + REDACTED, text)
+    text = _SECRET_PARAM.sub(lambda m: m.group("name") + REDACTED, text)
+    return _URL.sub(lambda m: _redact_path(m.group(0)), text)
+
+
+def _redact_path(url: str) -> str:
+    """``url`` with a key written as a path segment masked (the host is never touched)."""
+    scheme, _, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host}{slash}{_SECRET_SEGMENT.sub(REDACTED, path)}" if slash else url
 
 
 def hidden(_value: Any) -> str:

@@ -31,7 +31,7 @@ its type and gold evidence in ``extra``: ``evidence_statements``, ``evidence_chu
 chunk matched to each statement, None if unmatched), ``evidence_match_scores`` and
 ``distractor_ids``. The match is lexical: paraphrased or inferential statements ("This suggests
 …") can land on a wrong chunk; such a chunk only adds another distractor, while the judged
-Evidence Recall (:mod:`ace_lab.eval.graphragbench_judge`) reads the statements, not these ids.
+Evidence Recall (:mod:`ace_lab.eval.graphragbench.judge`) reads the statements, not these ids.
 Committed slices depend on every detail here (chunk size, BM25 tokens, tie-breaks): change
 nothing lightly.
 """

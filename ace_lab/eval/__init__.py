@@ -8,7 +8,7 @@ result), ``study`` (a study's files and manifest), ``runner`` (a method over a s
 the metric, statistics and judge core below.
 """
 
-from ace_lab.eval.judge import (
+from ace_lab.eval.judging.judge import (
     CRITERIA,
     CriterionVerdict,
     JudgeVerdict,
@@ -26,7 +26,7 @@ from ace_lab.eval.metrics import (
     normalize_answer,
     support_recall,
 )
-from ace_lab.eval.stats import (
+from ace_lab.eval.statistics import (
     Interval,
     PairedInterval,
     bootstrap_ci,

@@ -34,7 +34,7 @@ FAMILY, MODEL = "hierarchical", "smollm135m"
 #: What the fork server imports before forking (everything the workers use).
 PRELOAD = (
     "ace_lab.graph.build", "ace_lab.graph.hierarchy", "ace_lab.graph.seeds", "ace_lab.registry",
-    "ace_lab.eval.runner", "ace_lab.retrieval", "tests.conftest",
+    "ace_lab.eval.studies.runner", "ace_lab.retrieval", "tests.conftest",
 )  # fmt: skip
 
 
@@ -120,7 +120,7 @@ def build(work: Path, delay_s: float, announce: bool = True) -> None:
 def evaluate(work: Path, delay_s: float, graph_dir: Path, announce: bool = True) -> None:
     """Run (or resume) ``METHOD`` over the toy questions on the graph saved in ``graph_dir``."""
     import ace_lab.registry  # noqa: F401 - imported before "ready": kills time work
-    from ace_lab.eval.runner import run
+    from ace_lab.eval.studies.runner import run
     from ace_lab.graph.seeds import build_seed_indexes
     from ace_lab.graph.tables import GraphTables
     from ace_lab.llm import LLM

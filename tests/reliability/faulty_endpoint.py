@@ -2,8 +2,8 @@
 
 Row "endpoint at 20 % faults": calls through :class:`ace_lab.llm.LLM` — plain ``chat``,
 schema-validated ``json`` and an ``llm.map`` batch — and an evaluation run
-(:func:`ace_lab.eval.runner.run`, NaiveRAG over the toy set) go through a proxy that turns 20 %
-of requests into timeouts, 429 with ``Retry-After``, 500, connection resets, empty choices and
+(:func:`ace_lab.eval.studies.runner.run`, NaiveRAG over the toy set) go through a proxy that turns
+20 % of requests into timeouts, 429 with ``Retry-After``, 500, connection resets, empty choices and
 truncated JSON bodies. An attempt (one call, or one question of the run) *holds* when it finished
 with the upstream's answer, sent at most ``max_retries + 1`` requests, logged each retry with its
 tag, and left a correct cache entry. Any cache row that is not the upstream's answer for its
@@ -214,7 +214,7 @@ def toy_graph() -> Any:
 
 
 def toy_run(llm: LLM, graph: Any, study: str) -> tuple[Any, Path]:
-    from ace_lab.eval.runner import run
+    from ace_lab.eval.studies.runner import run
 
     frame = run(
         "naive", "toy", 8, study=study, settings=llm.settings, llm=llm, graph=graph,

@@ -155,7 +155,7 @@ def _typed_reflect(llm: LLM, i: int) -> Any:
 
 
 def _judge(llm: LLM, i: int) -> Any:
-    from ace_lab.eval.judge import judge_pair
+    from ace_lab.eval.judging.judge import judge_pair
 
     return judge_pair(llm, f"Summarise the harbour ({i})", "Answer A text.", "Answer B text.")
 

@@ -1,6 +1,6 @@
 """The evaluation runner at concurrency 4 against the local LLM server (issue 13, item 7).
 
-``ace_lab.eval.runner.run`` answers every toy question with ``naive`` at ``concurrency=4``
+``ace_lab.eval.studies.runner.run`` answers every toy question with ``naive`` at ``concurrency=4``
 through the real local server on the smoke tier (SmolLM2-135M, started by the first call and
 stopped at the end), with an empty response cache so every answer is a model call. Every
 question's record must be written exactly once (the results file parses strictly, one line per
@@ -40,8 +40,8 @@ def toy_graph(work: Path) -> Any:
 
 def run_once(work: Path) -> dict[str, Any]:
     from ace_lab.config import load_settings
-    from ace_lab.eval.runner import run
-    from ace_lab.eval.study import read_jsonl, results_path, study_dir
+    from ace_lab.eval.studies.runner import run
+    from ace_lab.eval.studies.study import read_jsonl, results_path, study_dir
     from ace_lab.llm import LLM, server
 
     base = load_settings()

@@ -6,7 +6,8 @@ Two configurations run — a base URL carrying ``user:password`` (HTTP Basic aut
 ``fault_proxy``): chat, json and ``llm.map`` calls at 30 % faults (so retries are logged), calls
 at 100 % faults (so errors are raised and recorded), an evaluation run that fails while the
 endpoint is dead and resumes once it heals (result records, error records and ``manifest.json``
-through :mod:`ace_lab.eval.study`), the ledger written as CSV, the responses archived, and every
+through :mod:`ace_lab.eval.studies.study`), the ledger written as CSV, the responses archived, and
+every
 log record of every logger at DEBUG (httpx and openai included) captured and written to a file.
 
 Places checked: the repr/str of the settings and of an OpenAI embedder, every exception message

@@ -1,7 +1,7 @@
 """ACE's figures in the documentation, generated from the committed records.
 
-Each is a :data:`~ace_lab.eval.docs_numbers.Figure` (results directory, marker arguments ->
-text) that the docs updater adds to the generic ones, so a sentence such as "the router's labels
+Each is a :data:`~ace_lab.eval.reporting.docs_numbers.Figure` (results directory, marker arguments
+-> text) that the docs updater adds to the generic ones, so a sentence such as "the router's labels
 match the committed runs' topologies 38 of 40 times" is computed, never typed.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ace_lab.ace.report.routes import load_routes
-from ace_lab.eval.docs_numbers import Figure, study_records
-from ace_lab.eval.tables import method_rows
+from ace_lab.eval.reporting.docs_numbers import Figure, study_records
+from ace_lab.eval.reporting.tables import method_rows
 
 
 def route_agreement(results_dir: Path, prompt: str, method: str) -> tuple[int, int]:

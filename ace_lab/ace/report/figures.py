@@ -1,7 +1,7 @@
 """ACE's figures: the ablations with the router controls (Table 3) and the router (Figure 2).
 
 Each function takes tables of :mod:`ace_lab.ace.report.tables` (one
-:class:`~ace_lab.eval.plots.Panel` per data set) and returns a matplotlib figure; a figure
+:class:`~ace_lab.eval.reporting.plots.Panel` per data set) and returns a matplotlib figure; a figure
 without data gets a placeholder panel naming the command that makes the data.
 """
 
@@ -15,8 +15,8 @@ import pandas as pd
 
 from ace_lab.ace.policy import TOPOLOGIES, TOPOLOGY_NAMES
 from ace_lab.ace.report.tables import adaptive_runs
-from ace_lab.eval.plots import Panel, finish_panel, forest_axes
-from ace_lab.eval.report import placeholder
+from ace_lab.eval.reporting.plots import Panel, finish_panel, forest_axes
+from ace_lab.eval.reporting.report import placeholder
 
 #: Bar colours of the router topologies (Figure 2a).
 TOPOLOGY_COLOURS = dict(zip(TOPOLOGIES, ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"], strict=True))

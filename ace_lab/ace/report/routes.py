@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.ace.analysis import router_accuracy, router_confusion, router_hits
-from ace_lab.eval.stats import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap, permutation_test
 
 #: Where the router measurement lives under a results directory.
 ROUTES_FILE = Path("router") / "routes.json"

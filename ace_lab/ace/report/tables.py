@@ -8,7 +8,8 @@
 
 What is specific to ACE's policies (topology order, topology → policy) is computed in
 :mod:`ace_lab.ace.analysis`; this module selects a study's rows, pairs questions and adds the
-intervals with the generic helpers of :mod:`ace_lab.eval.tables` and :mod:`ace_lab.eval.stats`.
+intervals with the generic helpers of :mod:`ace_lab.eval.reporting.tables` and
+:mod:`ace_lab.eval.statistics`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ import pandas as pd
 
 from ace_lab.ace import analysis
 from ace_lab.ace.analysis import topology_rank
-from ace_lab.eval.stats import bootstrap_ci, oracle_best_fixed, shuffled_policy_control
-from ace_lab.eval.tables import (
+from ace_lab.eval.reporting.tables import (
     common_ids,
     main_table,
     method_rows,
@@ -30,6 +30,7 @@ from ace_lab.eval.tables import (
     per_question,
     select_methods,
 )
+from ace_lab.eval.statistics import bootstrap_ci, oracle_best_fixed, shuffled_policy_control
 from ace_lab.registry import fixed_policy_runs, head_of
 
 #: The runs whose per-question score can stand for each router topology's policy, preferred

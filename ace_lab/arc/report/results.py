@@ -36,7 +36,7 @@ import pandas as pd
 
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.names import ARC_HEADS
-from ace_lab.eval.stats import bootstrap_ci
+from ace_lab.eval.statistics import bootstrap_ci
 from ace_lab.registry import head_of, spec
 from ace_lab.trace import step_kind
 

@@ -1,7 +1,7 @@
 """MOSAIC's figures in the documentation, generated from the committed records.
 
-Each is a :data:`~ace_lab.eval.docs_numbers.Figure` (results directory, marker arguments ->
-text) that ``ace-lab docs`` adds to the generic ones: the search effort against Fixed Wide
+Each is a :data:`~ace_lab.eval.reporting.docs_numbers.Figure` (results directory, marker arguments
+-> text) that ``ace-lab docs`` adds to the generic ones: the search effort against Fixed Wide
 (:func:`~ace_lab.mosaic.report.effort.effort_table`), how many distinct policies the analyzer
 wrote (:func:`~ace_lab.mosaic.report.policies.policy_combinations`) and on how many questions it
 switched connector exploration on.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ace_lab.eval.docs_numbers import Figure, study_records
+from ace_lab.eval.reporting.docs_numbers import Figure, study_records
 from ace_lab.mosaic.report.effort import REFERENCE, effort_table
 from ace_lab.mosaic.report.policies import policy_combinations, policy_frame
 

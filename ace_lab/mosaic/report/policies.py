@@ -13,7 +13,7 @@
 
 A *record* is a mapping with ``id``, ``method``, ``stats`` (the ``stats`` column of
 ``MosaicDetails.columns``) and optionally ``type``, ``em``, ``f1`` — the evaluation records of
-:mod:`ace_lab.eval.record` or a results frame's rows, committed ones included.
+:mod:`ace_lab.eval.studies.record` or a results frame's rows, committed ones included.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The notebook tabulates records (policies, connector use, effort against Fixed Wide) and draws
 traces (the exploration view, the stopping curves); a results file holds only the records.
 :func:`run_methods` runs each method on each question over one graph and LLM and keeps both:
-the evaluation record of every answer (:func:`ace_lab.eval.record.record`, the same columns
+the evaluation record of every answer (:func:`ace_lab.eval.studies.record.record`, the same columns
 ``ace-lab run`` writes) and the answer itself. :func:`slice_runs` reads the records a study
 already holds and answers only the rest, plus the few questions whose traces are drawn.
 Nothing is written; LLM responses are cached by ``ace_lab.llm`` as usual.
@@ -17,8 +17,8 @@ from typing import Any
 
 from ace_lab.config import Settings
 from ace_lab.data import Question
-from ace_lab.eval.record import record
-from ace_lab.eval.study import load_results, read_manifest, safe_name, study_dir
+from ace_lab.eval.studies.record import record
+from ace_lab.eval.studies.study import load_results, read_manifest, safe_name, study_dir
 from ace_lab.evidence import Answer, Trace
 from ace_lab.registry import make_method, parse
 

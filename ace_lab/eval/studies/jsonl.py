@@ -1,6 +1,7 @@
 """JSON-lines files of a study: reading records back, torn tails from a crash, corrupt lines.
 
-A study's ``<method>.jsonl`` is appended to one record per line (:mod:`ace_lab.eval.runner`);
+A study's ``<method>.jsonl`` is appended to one record per line
+(:mod:`ace_lab.eval.studies.runner`);
 a crash can leave its last line torn. :func:`read_jsonl` reads the records (repairing a torn
 tail when asked), :func:`cut_torn_tail` ends an append-only log on a whole line.
 """

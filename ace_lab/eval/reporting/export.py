@@ -3,7 +3,7 @@
 ``export_table`` writes the three files notebooks and ``ace-lab report --export`` produce for
 every table; ``to_markdown`` is also what the notebooks display, so a shown table and its
 ``.md`` file are the same text. ``markdown_section`` puts generated text into a marked part of a
-hand-written document (see :mod:`ace_lab.eval.docs_numbers` for the documentation's).
+hand-written document (see :mod:`ace_lab.eval.reporting.docs_numbers` for the documentation's).
 """
 
 from __future__ import annotations

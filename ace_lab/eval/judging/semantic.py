@@ -1,7 +1,8 @@
 """Stored semantic-correctness verdicts of a study: judge once, tabulate without the LLM.
 
 ``semantic_study(study, methods)`` judges every answer of ``methods`` in
-``<results_dir>/<study>/`` with :func:`ace_lab.eval.equivalence.judge_equivalence` (fast paths
+``<results_dir>/<study>/`` with :func:`ace_lab.eval.judging.equivalence.judge_equivalence` (fast
+paths
 first, then one judge call per distinct question/gold/prediction) and appends one JSON line per
 answer to ``<results_dir>/<study>/semantic/verdicts.jsonl``: method, question id, the answer
 judged, the verdict, how it was decided and the judge's name and identity. A rerun skips answers
@@ -13,7 +14,7 @@ protocol's outcome and is written.
 ``load_semantic`` reads the newest verdict per (method, question, answer) back and
 ``semantic_report`` joins them to a study's records — only verdicts about the answer a record
 holds now count — and tabulates semantic accuracy next to EM with their agreement
-(:func:`ace_lab.eval.equivalence.semantic_table`), for notebook 06.
+(:func:`ace_lab.eval.judging.equivalence.semantic_table`), for notebook 06.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.config import Settings
-from ace_lab.eval.equivalence import judge_equivalence, semantic_table
-from ace_lab.eval.study import load_results, read_jsonl, study_dir, utc_now
+from ace_lab.eval.judging.equivalence import judge_equivalence, semantic_table
+from ace_lab.eval.studies.study import load_results, read_jsonl, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
 log = logging.getLogger(__name__)

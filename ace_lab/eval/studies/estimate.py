@@ -27,9 +27,9 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import load_slice
-from ace_lab.eval.export import to_markdown
-from ace_lab.eval.runner import select_questions
-from ace_lab.eval.study import read_jsonl, results_path, safe_name
+from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.studies.runner import select_questions
+from ace_lab.eval.studies.study import read_jsonl, results_path, safe_name
 from ace_lab.graph.build import model_label, run_dir, settings_model, slice_chunks
 from ace_lab.graph.extract import read_records
 from ace_lab.llm.serving import resolve

@@ -1,15 +1,15 @@
 """Run a method over a data set slice, one JSON line per question, resumable and reproducible.
 
 ``run(method, dataset, n)`` answers every question of the slice and appends a
-:func:`~ace_lab.eval.record.record` to ``<results_dir>/<study>/<method>.jsonl`` the moment the
-question finishes, flushed, so an interrupted run loses at most the questions in flight. A rerun
+:func:`~ace_lab.eval.studies.record.record` to ``<results_dir>/<study>/<method>.jsonl`` the moment
+the question finishes, flushed, so an interrupted run loses at most the questions in flight. A rerun
 skips the ids already in the file: evaluation resumes instead of paying for answered questions
 again. A question whose method raised is written to ``<method>.errors.jsonl`` instead of the
 results, so the next run retries it rather than scoring a crash as a wrong answer. The study's
-files and ``manifest.json`` are described in :mod:`ace_lab.eval.study`.
+files and ``manifest.json`` are described in :mod:`ace_lab.eval.studies.study`.
 
 Every record names the model identity and method configuration hash that produced it
-(:mod:`ace_lab.eval.identity`). A run never mixes them into another model's records:
+(:mod:`ace_lab.eval.studies.identity`). A run never mixes them into another model's records:
 :func:`choose_study` sends it to a study named for its model when the slice's default study
 holds the method from another model or configuration, and refuses an explicit ``study`` that
 does.
@@ -33,10 +33,10 @@ from tqdm.auto import tqdm
 from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import Question, default_task, load_slice
 from ace_lab.data.graphragbench import stratified_questions
-from ace_lab.eval.identity import RunIdentity, identity_digest
-from ace_lab.eval.jsonl import ERRORS_SUFFIX, cut_torn_tail, read_jsonl
-from ace_lab.eval.record import record
-from ace_lab.eval.study import (
+from ace_lab.eval.studies.identity import RunIdentity, identity_digest
+from ace_lab.eval.studies.jsonl import ERRORS_SUFFIX, cut_torn_tail, read_jsonl
+from ace_lab.eval.studies.record import record
+from ace_lab.eval.studies.study import (
     MANIFEST,
     StudyMismatchError,
     identity_conflict,
@@ -131,8 +131,8 @@ def run(
     Questions run in slice order (the first ``limit`` of them, if given; with ``stratified=k``
     k of them spread over the question types in proportion, every type at least once); with
     ``concurrency > 1`` they finish, and are appended, in any order, but the returned frame
-    (and :func:`~ace_lab.eval.study.load_results`) is ordered by ``position``, the question's
-    index in the slice.
+    (and :func:`~ace_lab.eval.studies.study.load_results`) is ordered by ``position``, the
+    question's index in the slice.
     ``graph`` and ``llm`` are loaded from ``settings`` when not given (tests pass their own);
     ``task`` defaults to the data set's (:func:`~ace_lab.data.default_task`).
     ``study`` defaults to the slice's, or a study named for the model (:func:`choose_study`);

@@ -1,17 +1,18 @@
 """A study on disk: its folder, per-method JSON-lines results, manifest, and reading them back.
 
 A study is one folder ``<results_dir>/<study>/`` holding ``<method>.jsonl`` (one
-:func:`ace_lab.eval.record.record` per question, appended by :func:`ace_lab.eval.runner.run`),
+:func:`ace_lab.eval.studies.record.record` per question, appended by
+:func:`ace_lab.eval.studies.runner.run`),
 ``<method>.errors.jsonl`` (questions whose method raised, retried by the next run) and
 ``manifest.json``, which says what produced the results (slice, model, graph model, LLM
 settings, git commit, per-method counts and times): a results file without its model and slice
 cannot be compared with anything. Tables read the files back with :func:`load_results`; they
 never need the LLM.
 
-Each record names its model identity and configuration hash (:mod:`ace_lab.eval.identity`); a
-method's records in one study come from one model and one configuration
+Each record names its model identity and configuration hash (:mod:`ace_lab.eval.studies.identity`);
+a method's records in one study come from one model and one configuration
 (:func:`identity_conflict` is what a run checks before appending, :func:`identity_mix` what a
-report warns about). The files themselves are read by :mod:`ace_lab.eval.jsonl`.
+report warns about). The files themselves are read by :mod:`ace_lab.eval.studies.jsonl`.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ import pandas as pd
 
 from ace_lab.config import REPO_ROOT, Settings, load_settings, redact_url
 from ace_lab.data import DataError
-from ace_lab.eval.identity import RunIdentity, short_identity
-from ace_lab.eval.jsonl import ERRORS_SUFFIX as ERRORS_SUFFIX  # re-exported for callers
-from ace_lab.eval.jsonl import ResultsError, read_jsonl, record_files
-from ace_lab.eval.jsonl import cut_torn_tail as cut_torn_tail
 from ace_lab.eval.metrics import exact_match, f1_score
-from ace_lab.eval.record import with_recalls
+from ace_lab.eval.studies.identity import RunIdentity, short_identity
+from ace_lab.eval.studies.jsonl import ERRORS_SUFFIX as ERRORS_SUFFIX  # re-exported for callers
+from ace_lab.eval.studies.jsonl import ResultsError, read_jsonl, record_files
+from ace_lab.eval.studies.jsonl import cut_torn_tail as cut_torn_tail
+from ace_lab.eval.studies.record import with_recalls
 from ace_lab.methods.final_answer import extract_final_answer
 
 if TYPE_CHECKING:  # only a type here: reading results never needs the LLM client

@@ -7,7 +7,7 @@ Summarize, Creative Generation), Evidence Recall and Context Relevancy — and a
 line per answer to ``<results_dir>/<study>/graphragbench/scores.jsonl`` (in a folder of its own:
 every ``*.jsonl`` beside the manifest is a method's records). The gold answer and evidence
 statements come from the study's slice, the context texts from the record or the method's graph
-(:mod:`ace_lab.eval.graphragbench_context`; each line says which, and how many context items had
+(:mod:`ace_lab.eval.graphragbench.context`; each line says which, and how many context items had
 no text). Every line names the judge model and identity and the embedding model.
 
 A rerun skips answers already scored by the same judge and embedder on the same context, so
@@ -40,10 +40,10 @@ import pandas as pd
 from ace_lab.config import Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.eval.graphragbench import IMPLEMENTED, metrics_for, score_question, summarize
-from ace_lab.eval.graphragbench_context import StudyContext
-from ace_lab.eval.report import StudyData, StudyReport
-from ace_lab.eval.study import load_results, read_jsonl, study_dir, utc_now
-from ace_lab.eval.tables import paired_tests
+from ace_lab.eval.graphragbench.context import StudyContext
+from ace_lab.eval.reporting.report import StudyData, StudyReport
+from ace_lab.eval.reporting.tables import paired_tests
+from ace_lab.eval.studies.study import load_results, read_jsonl, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
 log = logging.getLogger(__name__)
@@ -329,7 +329,7 @@ def grb_paired(
     embed_model: str | None = None,
 ) -> pd.DataFrame:
     """``metric`` of each of ``methods`` against ``baseline`` on the questions both have a
-    score for: :func:`ace_lab.eval.tables.paired_tests` (paired bootstrap interval of the
+    score for: :func:`ace_lab.eval.reporting.tables.paired_tests` (paired bootstrap interval of the
     difference, sign-flip permutation p) over the stored scores of the current answers. Empty
     when ``baseline`` has none."""
     names = list(dict.fromkeys([baseline, *methods]))

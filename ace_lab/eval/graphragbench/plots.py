@@ -1,6 +1,6 @@
 """GraphRAG-Bench's figure: one metric per method and question type, with intervals.
 
-:func:`grb_figure` draws a :func:`~ace_lab.eval.graphragbench_store.grb_table` as grouped bars —
+:func:`grb_figure` draws a :func:`~ace_lab.eval.graphragbench.store.grb_table` as grouped bars —
 one group per question type (the benchmark's order, then ``Overall``, weighted by query count),
 one bar per method — with the 95 % bootstrap interval as an error bar and each bar's ``n``
 under it, so a type answered by one question cannot pass for a measured difference. The judge
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.data.graphragbench import QUESTION_TYPES
-from ace_lab.eval.report import placeholder
+from ace_lab.eval.reporting.report import placeholder
 
 #: Axis labels of the metrics (the benchmark's names).
 METRIC_LABELS = {

@@ -1,6 +1,6 @@
 """The questions and context texts of a stored GraphRAG-Bench study, for its judged metrics.
 
-A results record (:func:`ace_lab.eval.record.record`) keeps the *ids* of its final context
+A results record (:func:`ace_lab.eval.studies.record.record`) keeps the *ids* of its final context
 (``context_ids``), not their texts, and neither the gold evidence statements nor the full gold
 answer. :class:`StudyContext` recovers both from what the study's ``manifest.json`` names
 (data set, slice size and seed, the graph model of each method), without any LLM call:
@@ -35,7 +35,7 @@ from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import Question, load_slice
 from ace_lab.data.graphragbench import handles
 from ace_lab.embed import Embedder
-from ace_lab.eval.study import read_manifest
+from ace_lab.eval.studies.study import read_manifest
 from ace_lab.graph.build import model_label, run_dir
 from ace_lab.graph.seeds import SeedIndexes
 from ace_lab.graph.tables import GraphTables

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator
 
-from ace_lab.eval.stats import bootstrap_ci
+from ace_lab.eval.statistics import bootstrap_ci
 from ace_lab.graph.names import bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt

@@ -1,10 +1,10 @@
 """What produced a record: the answering model's identity and the method's configuration hash.
 
-Every record :func:`ace_lab.eval.runner.run` writes carries both (``model_identity``,
+Every record :func:`ace_lab.eval.studies.runner.run` writes carries both (``model_identity``,
 ``config_hash``), so a results file says per line which model and which configuration answered,
 and a run can tell whether a study's records are comparable with its own before it appends to
-them (:func:`ace_lab.eval.study.method_identities`). Records written before these fields existed
-take the identity their study's manifest names for the method.
+them (:func:`ace_lab.eval.studies.study.method_identities`). Records written before these fields
+existed take the identity their study's manifest names for the method.
 
 The configuration hash is a SHA-256 over a canonical JSON description of the method
 (:func:`method_configuration`): its name, graph family and every field of each bounded

@@ -1,9 +1,9 @@
 """One answered question as a JSON-able record: the answer, its scores, context coverage, cost.
 
-:func:`record` is what :func:`ace_lab.eval.runner.run` appends to a study's results file for
-each question, and what every table (``ace_lab.eval.tables``) reads back; its keys are the
+:func:`record` is what :func:`ace_lab.eval.studies.runner.run` appends to a study's results file for
+each question, and what every table (``ace_lab.eval.reporting.tables``) reads back; its keys are the
 columns of the results frame, with ``position``, ``method``, ``model_identity`` and
-``config_hash`` added by the runner (:mod:`ace_lab.eval.identity`). :func:`with_recalls`
+``config_hash`` added by the runner (:mod:`ace_lab.eval.studies.identity`). :func:`with_recalls`
 completes records written before a column existed (the two recalls), from what the records and
 the study's data set hold.
 """
@@ -50,7 +50,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     plain sum of the latencies of calls that reached the model; calls made in parallel
     overlap, so it can exceed ``wall_s`` and is not "LLM share of wall time" by itself.
     ``server_cached_tokens`` counts input tokens the LLM server reused from its own prompt
-    cache (a warm ``wall_s``; see :func:`ace_lab.eval.tables.cost_table`).
+    cache (a warm ``wall_s``; see :func:`ace_lab.eval.reporting.tables.cost_table`).
     ``base_has_answer`` is the same coverage check on the evidence of the method's first
     retrieval step (ACE's C_base), read from the trace; None for methods that never refine it
     (one retrieval step): the pair gives Table 5's coverage and recovery.

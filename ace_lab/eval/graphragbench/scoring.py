@@ -22,8 +22,8 @@ reports those per-type means with a bootstrap interval, and an *overall* row wei
 count: ``Σ_t n_t · mean_t / Σ_t n_t`` with ``n_t`` the type's questions with a valid (non-NaN)
 score, i.e. every valid question counts once whatever its type. ROUGE-L's overall therefore
 covers only the two types that use it. Every row names the judge (and embedding) model its
-numbers come from. Metric definitions: :mod:`ace_lab.eval.graphragbench_judge` and
-:mod:`ace_lab.eval.graphragbench_rouge`.
+numbers come from. Metric definitions: :mod:`ace_lab.eval.graphragbench.judge` and
+:mod:`ace_lab.eval.graphragbench.rouge`.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ import pandas as pd
 from ace_lab.data import Question
 from ace_lab.data.graphragbench import QUESTION_TYPES
 from ace_lab.embed import Embedder
-from ace_lab.eval.graphragbench_judge import (
+from ace_lab.eval.graphragbench.judge import (
     answer_correctness,
     context_relevance,
     coverage_score,
     evidence_recall,
 )
-from ace_lab.eval.graphragbench_rouge import rouge_score
-from ace_lab.eval.stats import bootstrap_ci
+from ace_lab.eval.graphragbench.rouge import rouge_score
+from ace_lab.eval.statistics import bootstrap_ci
 from ace_lab.evidence import Answer
 from ace_lab.llm import LLM
 

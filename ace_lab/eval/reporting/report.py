@@ -5,7 +5,7 @@ Notebooks keep the narrative and call these; this keeps the bookkeeping in one t
 ``open_report(results_dir, tables_dir)`` is each notebook's setup, and
 ``report.load_studies(studies, methods)`` reads every study it names into a :class:`StudyData`
 (records, manifest, data set label), printing provenance and the commands for what is missing.
-The documentation's copy of the main table is :mod:`ace_lab.eval.docs_numbers`'s.
+The documentation's copy of the main table is :mod:`ace_lab.eval.reporting.docs_numbers`'s.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.eval.export import export_table, to_markdown
 from ace_lab.eval.judging import judge_command, run_command
-from ace_lab.eval.study import MANIFEST, load_results, study_dir
+from ace_lab.eval.reporting.export import export_table, to_markdown
+from ace_lab.eval.studies.study import MANIFEST, load_results, study_dir
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,9 +11,9 @@ other part is inline, a figure inside a sentence.
 parts whose text disagrees with what the records give, and :func:`loose_numbers` lists the
 numbers of a text that lie outside every generated part (a hand-typed figure), so a test can
 hold a document to "every result number is generated". The figures call the functions that
-write the committed tables (:func:`~ace_lab.eval.tables.main_table`,
-:func:`~ace_lab.eval.tables.paired_tests`), with their seeds, so a figure in the prose and the
-table beside it cannot disagree.
+write the committed tables (:func:`~ace_lab.eval.reporting.tables.main_table`,
+:func:`~ace_lab.eval.reporting.tables.paired_tests`), with their seeds, so a figure in the prose
+and the table beside it cannot disagree.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.config import load_settings
-from ace_lab.eval.context_stats import CONTEXT_COLUMNS
-from ace_lab.eval.export import to_markdown
-from ace_lab.eval.stats import bootstrap_ci, paired_bootstrap, permutation_test
-from ace_lab.eval.study import load_results
-from ace_lab.eval.tables import common_ids, method_rows, paired_tests, per_question
+from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests, per_question
+from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.studies.study import load_results
 
 #: A figure: the results directory and the marker's arguments -> the text of the part.
 Figure = Callable[[Path, tuple[str, ...]], str]
@@ -48,7 +48,7 @@ TABLE_LABELS = {
     "2wikimultihopqa_hipporag1000": "2Wiki",
     "musique_dev_sample292": "MuSiQue",
 }
-#: The documentation's names for :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS`.
+#: The documentation's names for :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS`.
 CONTEXT_NAMES = {
     "context_tokens": "context tokens",
     "passage_recall": "passage recall",
@@ -185,8 +185,8 @@ def cell_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 
 def paired_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``paired STUDY A B COLUMN``: A − B on the questions both answered, as
-    :func:`~ace_lab.eval.tables.paired_tests` gives it: ``+0.061 [-0.091, +0.231], p = 0.57``
-    (paired bootstrap interval, sign-flip permutation p-value)."""
+    :func:`~ace_lab.eval.reporting.tables.paired_tests` gives it: ``+0.061 [-0.091, +0.231], p =
+    0.57`` (paired bootstrap interval, sign-flip permutation p-value)."""
     study, a, b, column = args
     row = paired_tests(study_records(results_dir, study), b, [a], metric=column).iloc[0]
     p = float(row["p_permutation"])
@@ -222,7 +222,8 @@ def same_answers_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 
 
 def main_table_markdown(combined: pd.DataFrame, labels: Mapping[str, str] | None = None) -> str:
-    """The documentation's copy of a :func:`~ace_lab.eval.tables.main_table_by_dataset` table
+    """The documentation's copy of a :func:`~ace_lab.eval.reporting.tables.main_table_by_dataset`
+    table
     (as ``results/main_table.csv`` holds it): accuracy (n, EM and F1 with intervals) and contexts
     (:data:`CONTEXT_NAMES`), one markdown table each, data set labels shortened by ``labels``
     (default :data:`TABLE_LABELS`), methods as code."""

@@ -1,7 +1,7 @@
 """Figures of the results notebooks: forest plots of scores with intervals, one panel per data set.
 
-Each function takes tables of ``ace_lab.eval.tables`` (one :class:`Panel` per data set) and
-returns a matplotlib figure; notebooks save it with ``viz.save_figure``. A figure without data
+Each function takes tables of ``ace_lab.eval.reporting.tables`` (one :class:`Panel` per data set)
+and returns a matplotlib figure; notebooks save it with ``viz.save_figure``. A figure without data
 gets a placeholder panel naming the command that makes the data, so a notebook always renders.
 :func:`forest_axes` and :func:`finish_panel` are the building blocks of a method's own forest
 figures (ACE's ablation figure is in ``ace_lab.ace.report``).
@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ace_lab.eval.report import placeholder
+from ace_lab.eval.reporting.report import placeholder
 
 #: Marker colours of the metrics in :func:`forest_plot`, in metric order.
 METRIC_COLOURS = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b")
@@ -64,8 +64,8 @@ def forest_plot(
     xlabel: str = "score (95% bootstrap CI)",
 ) -> plt.Figure:
     """Means with their 95% intervals (``<metric>``, ``<metric>_low``, ``<metric>_high``
-    columns, as :func:`~ace_lab.eval.tables.main_table` has) per method, one panel per data
-    set; methods run down the y-axis in the order given, one without results is left blank.
+    columns, as :func:`~ace_lab.eval.reporting.tables.main_table` has) per method, one panel per
+    data set; methods run down the y-axis in the order given, one without results is left blank.
     ``command`` is what the empty figure says makes the results."""
     fig, axes = forest_axes(panels, len(methods), 4.6)
     if not panels:

@@ -1,7 +1,7 @@
 """Result tables from a study's records: pure functions of the results DataFrame, no LLM.
 
-Every table takes the frame :func:`ace_lab.eval.study.load_results` returns (one row per
-question × method, columns as in :func:`ace_lab.eval.record.record`) and returns a small
+Every table takes the frame :func:`ace_lab.eval.studies.study.load_results` returns (one row per
+question × method, columns as in :func:`ace_lab.eval.studies.record.record`) and returns a small
 DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one implementation:
 
 - :func:`main_table`: EM/F1 with 95% bootstrap intervals, the context columns and mean cost
@@ -12,11 +12,11 @@ DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one imple
 - :func:`coverage_table`: ACE Table 5 (answer coverage before/after refinement, recovery);
 - :func:`cost_table`: ACE Table 6b (per-query calls, tokens, time, input ratio).
 
-Every table carries :data:`~ace_lab.eval.context_stats.CONTEXT_COLUMNS` (context size, the two
-recalls, format compliance; :mod:`ace_lab.eval.context_stats`).
+Every table carries :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS` (context size, the
+two recalls, format compliance; :mod:`ace_lab.eval.metrics.context_stats`).
 
 ACE's router and ablation tables are in ``ace_lab.ace.report``; writing tables to
-files in :mod:`ace_lab.eval.export`. Comparisons between methods use the questions both
+files in :mod:`ace_lab.eval.reporting.export`. Comparisons between methods use the questions both
 answered (a partial run must not be compared on a different question mix); per-method
 summaries use all of a method's rows.
 """
@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.eval.context_stats import CONTEXT_COLUMNS, context_columns, mean
 from ace_lab.eval.metrics import coverage_and_recovery
-from ace_lab.eval.stats import Interval, bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS, context_columns, mean
+from ace_lab.eval.statistics import Interval, bootstrap_ci, paired_bootstrap, permutation_test
 from ace_lab.registry import METHODS
 
 #: Per-query cost columns of a record, in table order.

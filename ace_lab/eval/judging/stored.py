@@ -1,7 +1,7 @@
 """Stored pairwise judging of a study's answers: judge once, tabulate forever without the LLM.
 
 ``judge_study(study, a, b)`` judges method ``a``'s answer against method ``b``'s
-(:func:`ace_lab.eval.judge.judge_pair`: both orders, a win only when both agree) for every
+(:func:`ace_lab.eval.judging.judge.judge_pair`: both orders, a win only when both agree) for every
 question both methods answered in ``<results_dir>/<study>/``, appending one JSON line per
 question to ``<results_dir>/<study>/judge/<a>__vs__<b>.jsonl`` the moment it is judged. A
 rerun skips the ids already in the file, so judging resumes; a question whose judge call
@@ -29,8 +29,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.eval.judge import CRITERIA, JudgeVerdict, PairVerdict, judge_pair, win_rates
-from ace_lab.eval.study import (
+from ace_lab.eval.judging.judge import CRITERIA, JudgeVerdict, PairVerdict, judge_pair, win_rates
+from ace_lab.eval.studies.study import (
     MANIFEST,
     load_results,
     read_jsonl,
@@ -277,7 +277,7 @@ def preference_table(
 ) -> pd.DataFrame:
     """Win rates of ``a`` over ``b`` per criterion (Overall first) for each pair, with n.
 
-    One row per (pair, criterion) from :func:`ace_lab.eval.judge.win_rates` (a tie is half a
+    One row per (pair, criterion) from :func:`ace_lab.eval.judging.judge.win_rates` (a tie is half a
     win for each side; ``win_rate_b = 1 - win_rate_a``). A pair without verdicts is a single
     row whose ``note`` says which command makes them (``ace-lab run`` first when the study
     lacks either method's answers); a partly judged pair notes how many questions are left.

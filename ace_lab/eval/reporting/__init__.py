@@ -1,0 +1,1 @@
+"""ace_lab.eval.reporting: docs_numbers, export, plots, report, tables."""
