@@ -173,12 +173,16 @@ def open_session(
     tier: str | None = None,
     graph_model: str = DEFAULT_TIER,
     graphs_dir: str | Path | None = None,
+    store: str | None = None,
 ) -> Session:
     """Load the ``family`` graph of a slice, the answering LLM and one question: free ``text``,
-    or the slice's ``question_id`` (its first when both are empty)."""
+    or the slice's ``question_id`` (its first when both are empty). ``store``: where Cypher
+    runs (``embedded``, ``falkordb://…``, ``bolt://…``; empty: the ``graph.store`` setting)."""
     settings = load_settings(**({"tier": tier} if tier else {}))
     if graphs_dir:
         settings = replace(settings, graphs_dir=Path(graphs_dir))
+    if store:
+        settings = replace(settings, graph=replace(settings.graph, store=store))
     graph = RetrievalGraph.load(dataset, n, family, model=graph_model, seed=seed, settings=settings)
     question = pick_question(dataset, n, question_id or None, text or None, seed, settings.data_dir)
     return Session(settings, graph, get_llm(settings), question)

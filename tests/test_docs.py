@@ -68,8 +68,7 @@ def test_no_hand_typed_numbers(name):
     assert not loose, (
         f"{name} has numbers outside generated parts; generate them "
         "(ace_lab.eval.reporting.docs_numbers) or, if not a result, add the phrase to "
-        "NOT_RESULTS:\n"
-        + "\n".join(loose)
+        "NOT_RESULTS:\n" + "\n".join(loose)
     )
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ace_lab.eval import CRITERIA, PairVerdict, judge_pair, tie_verdict, win_rates
+from ace_lab.eval.judging.judge import CRITERIA, PairVerdict, judge_pair, tie_verdict, win_rates
 from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from ace_lab.eval import (
+from ace_lab.eval.metrics import (
+    ANSWER_FORMATS,
+    answer_format,
     answer_in_context,
     coverage_and_recovery,
     exact_match,
     f1_score,
     is_yes_no,
     normalize_answer,
+    passage_recall,
+    provenance_recall,
     support_recall,
 )
-from ace_lab.eval.metrics import ANSWER_FORMATS, answer_format, passage_recall, provenance_recall
 
 
 @pytest.mark.parametrize(

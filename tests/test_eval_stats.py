@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from ace_lab.eval import (
+from ace_lab.eval.statistics import (
     Interval,
     bootstrap_ci,
     oracle_best_fixed,

@@ -134,3 +134,49 @@ def test_a_graph_ace_lab_did_not_write_is_refused(falkordb_server: int) -> None:
         .ro_query("MATCH (n:Secret) RETURN n.id")
     )
     assert rows.result_set == [["keep me"]]
+
+
+def _on(graph, url: str):
+    """``graph`` (same tables and indexes) with its Cypher store at ``url``."""
+    from ace_lab.config import GraphSettings
+    from ace_lab.retrieval import RetrievalGraph
+
+    store = GraphSettings(store=url)
+    return RetrievalGraph(
+        graph.tables, graph.indexes, name=graph.name, embedder=graph.embedder, store=store
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("method, family", [("arcrag", "typed"), ("direct-cypher", "openie")])
+def test_methods_answer_alike_over_tcp_and_embedded(
+    settings, typed_graph, openie_graph, falkordb_server, method, family
+) -> None:
+    """The same questions over a FalkorDB server and the embedded store: the same Cypher rows,
+    contexts and answers (scripted agents, so only the store differs)."""
+    from ace_lab.llm import LLM
+    from ace_lab.registry import make_method
+    from tests.conftest import ARC_QUESTION, ScriptedClient, arc_reply
+
+    graph = typed_graph if family == "typed" else openie_graph
+    name = method if family == "typed" else f"{method}@openie"
+    answers = []
+    for url in ("embedded", f"falkordb://127.0.0.1:{falkordb_server}"):
+        on = _on(graph, url)
+        try:
+            llm = LLM(settings, client=ScriptedClient(arc_reply()))
+            answers.append(make_method(name, on, llm).answer(ARC_QUESTION))
+            assert on.store_settings.store == url
+        finally:
+            on.close()
+    embedded, tcp = answers
+    assert tcp.text == embedded.text and tcp.text
+    assert [e.id for e in tcp.context] == [e.id for e in embedded.context]
+    # every prompt of the second run was the first run's (a cache hit): the same rows reached
+    # the agents; wall-clock fields differ
+    assert tcp.details.stats["cache_hit_share"] == 1.0
+    timed = {k for k in embedded.details.stats if k.endswith(("_ms", "_s"))}
+    timed.add("cache_hit_share")
+    assert {k: v for k, v in tcp.details.stats.items() if k not in timed} == {
+        k: v for k, v in embedded.details.stats.items() if k not in timed
+    }

@@ -50,9 +50,9 @@ def test_extract_final_answer(text, answer):
 
 
 def test_evaluation_rescores_with_the_same_extractor():
-    from ace_lab.eval import extract_final_answer as rescoring
+    from ace_lab.eval.studies import study
 
-    assert rescoring is extract_final_answer
+    assert study.extract_final_answer is extract_final_answer
 
 
 # ------------------------------------------------------------------ regressions (issue 13)

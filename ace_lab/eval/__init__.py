@@ -1,63 +1,14 @@
-"""Evaluation: scoring answered questions, running methods over slices, and the result tables.
+"""Evaluation, generic over methods (it imports no method package), by concept:
 
-Modules: ``metrics`` (EM/F1, coverage), ``stats`` (bootstrap, permutation, controls),
-``judge``/``judging`` (pairwise LLM judge and its stored verdicts), ``record`` (one question's
-result), ``study`` (a study's files and manifest), ``runner`` (a method over a slice),
-``tables`` (result tables; a method's own are in its report package), ``export``
-(markdown/LaTeX/CSV), ``report`` and ``plots`` (what notebooks 06–08 call). The package exports
-the metric, statistics and judge core below.
+- ``metrics``: EM/F1, coverage and recovery, the two recalls, context statistics;
+- ``statistics``: bootstrap intervals, permutation tests, the oracle and shuffled controls;
+- ``studies``: one question's record, a study's files and manifest, the runner, model
+  identities, cost estimates;
+- ``judging``: the pairwise LLM judge and its stored verdicts, semantic equivalence;
+- ``graphragbench``: the GraphRAG-Bench metrics, their judge, ROUGE-L, stored scores, plots;
+- ``reporting``: result tables, export (markdown/LaTeX/CSV), the notebooks' report and plots,
+  and the documentation's generated numbers.
+
+A method's own tables, figures and views live in its report package (``ace_lab.ace.report``,
+``ace_lab.arc.report``, ``ace_lab.mosaic.report``).
 """
-
-from ace_lab.eval.judging.judge import (
-    CRITERIA,
-    CriterionVerdict,
-    JudgeVerdict,
-    PairVerdict,
-    judge_pair,
-    tie_verdict,
-    win_rates,
-)
-from ace_lab.eval.metrics import (
-    answer_in_context,
-    coverage_and_recovery,
-    exact_match,
-    f1_score,
-    is_yes_no,
-    normalize_answer,
-    support_recall,
-)
-from ace_lab.eval.statistics import (
-    Interval,
-    PairedInterval,
-    bootstrap_ci,
-    oracle_best_fixed,
-    paired_bootstrap,
-    permutation_test,
-    shuffled_policy_control,
-)
-from ace_lab.methods.final_answer import extract_final_answer  # rescoring uses the same reader
-
-__all__ = [
-    "CRITERIA",
-    "CriterionVerdict",
-    "Interval",
-    "JudgeVerdict",
-    "PairVerdict",
-    "PairedInterval",
-    "answer_in_context",
-    "bootstrap_ci",
-    "coverage_and_recovery",
-    "exact_match",
-    "extract_final_answer",
-    "f1_score",
-    "is_yes_no",
-    "judge_pair",
-    "normalize_answer",
-    "oracle_best_fixed",
-    "paired_bootstrap",
-    "permutation_test",
-    "shuffled_policy_control",
-    "support_recall",
-    "tie_verdict",
-    "win_rates",
-]
