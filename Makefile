@@ -58,6 +58,12 @@ reliability: setup models
 	ACE_LAB_RELIABILITY=full $(BIN)/pytest -q -m reliability tests/reliability
 	$(BIN)/python bench/reliability.py --full
 
+# 2 hours of a smoke-tier study killed with kill -9 every few minutes, at 20 % endpoint faults,
+# read and re-rendered meanwhile; not in CI (docs/reliability.md). SOAK_ARGS="--minutes 8" to try.
+.PHONY: soak
+soak: setup models
+	$(BIN)/python bench/soak.py $(SOAK_ARGS)
+
 lint: setup
 	$(BIN)/ruff check ace_lab tests bench notebooks
 	$(BIN)/ruff format --check ace_lab tests bench

@@ -157,7 +157,13 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     run.add_argument("--study", help="results/<study>/ folder (default: the slice id)")
     run.add_argument("--model", help=f"local model tier answering (default: {DEFAULT_TIER})")
     run.add_argument("--graph-model", default=DEFAULT_TIER, help="model the graph was built with")
-    run.add_argument("--concurrency", type=_count, default=1, help="questions in flight at once")
+    run.add_argument(
+        "--concurrency",
+        type=_count,
+        default=None,
+        help="questions in flight at once (default: ACE_LAB_LLM_CONCURRENCY for a remote "
+        "endpoint, 1 for the local server)",
+    )
     run.add_argument("--limit", type=_count, help="only the first LIMIT questions of the slice")
     run.add_argument(
         "--stratified",

@@ -1,23 +1,29 @@
-"""ace_lab.eval.studies.estimate: a study's expected cost from recorded costs and measured
-throughput."""
+"""ace_lab.eval.studies.estimate and .throughput: a study's expected cost from recorded costs
+and the speed of the endpoint in use (its recorded calls, a probe, the serving table)."""
 
 from __future__ import annotations
 
 import json
+import time
+from types import SimpleNamespace
 
 import pytest
 
 from ace_lab.config import ServingOptions
 from ace_lab.data import load_dataset, make_slice
-from ace_lab.eval.studies.estimate import (
+from ace_lab.eval.studies.estimate import estimate_build, estimate_study, estimate_text
+from ace_lab.eval.studies.study import results_path
+from ace_lab.eval.studies.throughput import (
     ASSUMED_GEN_TPS,
     ASSUMED_PROMPT_TPS,
-    estimate_build,
-    estimate_study,
+    CACHE_FILE,
+    endpoint_identity,
+    in_flight,
     throughput,
 )
-from ace_lab.eval.studies.study import results_path
 from ace_lab.graph.build import slice_chunks
+from ace_lab.llm import LLM
+from ace_lab.llm.cache import ResponseCache, cache_key
 
 
 def _write(path, records) -> None:
@@ -40,13 +46,14 @@ def test_estimate_multiplies_the_questions_left_by_the_recorded_cost(settings) -
                 "prompt tok/s": 140.0, "gen tok/s": 14.0, "calls": 9}  # fmt: skip
     (settings.results_dir / "serving" / "llm_serving.json").write_text(json.dumps([measured]))
 
-    table = estimate_study(["hirag", "never-run"], "toy", 8, settings=settings)
+    table = estimate_study(["hirag", "naive"], "toy", 8, settings=settings)
     hirag = table.set_index("method").loc["hirag"]
     assert hirag["questions to answer"] == 5 and hirag["LLM calls"] == 10
     assert hirag["input tokens"] == 3500 and hirag["output tokens"] == 350
     assert hirag["hours"] == round((3500 / 140 + 350 / 14) / 3600, 2)
-    assert table.set_index("method").loc["never-run", "cost from"].startswith("no recorded")
-    assert table.attrs["throughput"].source.startswith("measured")
+    assert table.set_index("method").loc["naive", "cost from"].startswith("no recorded")
+    assert table.attrs["throughput"].source.startswith("serving table")
+    assert set(table["speed from"]) == {"serving table"}
 
 
 def test_throughput_falls_back_to_the_assumed_defaults(settings) -> None:
@@ -110,3 +117,134 @@ def test_a_finished_build_costs_nothing_more(settings) -> None:
     row = estimate_build(["hierarchical"], "toy", 8, settings=settings).iloc[0]
     assert row["chunks to extract"] == 0 and row["hours"] == 0
     assert row["cost from"] == "finished build"
+
+
+# --------------------------------------------------------------- the endpoint in use
+REMOTE = "http://127.0.0.1:9/v1"  # port 9 (discard): refused at once, nothing is reached
+
+
+def _remote(settings, model: str, **changes):
+    return settings.with_llm(base_url=REMOTE, model=model, **changes)
+
+
+def _record_calls(settings, identity: str, seconds) -> None:
+    """Cached responses of ``identity``, each with its tokens and the latency ``seconds`` gives."""
+    cache = ResponseCache(settings.cache_dir / CACHE_FILE)
+    for i in range(12):
+        prompt, completion = 200 + 150 * i, 10 + 7 * (i % 5)
+        request = {"model_identity": identity, "messages": [{"role": "user", "content": str(i)}]}
+        cache.put(cache_key(request), request, "x", prompt, completion, seconds(prompt, completion))
+
+
+def _hirag_study(settings, done: int = 0) -> None:
+    """Committed hirag records (2 calls, 700 in / 70 out per question); ``done`` answered."""
+    old = [{"id": f"o{i}", "method": "hirag", "llm_calls": 2, "input_tokens": 700,
+            "output_tokens": 70} for i in range(3)]  # fmt: skip
+    _write(settings.results_dir / "other-n5-s0" / "hirag.jsonl", old)
+    ids = [q.id for q in make_slice(load_dataset("toy"), 8).questions]
+    _write(results_path("toy-n8-s0", "hirag", settings), [dict(old[0], id=i) for i in ids[:done]])
+
+
+def test_each_endpoint_identity_is_priced_with_its_own_recorded_calls(settings) -> None:
+    fast, slow = _remote(settings, "fast"), _remote(settings, "slow")
+    _record_calls(settings, endpoint_identity(fast), lambda p, c: 0.2 + p / 1000 + c / 100)
+    _record_calls(settings, endpoint_identity(slow), lambda p, c: 1.0 + p / 100 + c / 10)
+    _hirag_study(settings)
+    speed = throughput(fast, allow_probe=False)
+    assert speed.source == f"measured on 12 calls of {REMOTE}#fast"
+    assert speed.call_s == pytest.approx(0.2)
+    assert (speed.prompt_tps, speed.gen_tps) == (pytest.approx(1000), pytest.approx(100))
+    hours = {}
+    for model, configured in (("fast", fast), ("slow", slow)):
+        table = estimate_study(["hirag"], "toy", 8, concurrency=1, settings=configured)
+        hours[model] = table.loc[0, "hours"]
+        assert table.loc[0, "speed from"] == f"measured on 12 calls of {REMOTE}#{model}"
+    # 8 questions x (2 calls, 700 in, 70 out), one at a time
+    assert hours["fast"] == round(8 * (2 * 0.2 + 0.7 + 0.7) / 3600, 2)
+    assert hours["slow"] == round(8 * (2 * 1.0 + 7 + 7) / 3600, 2) > hours["fast"]
+
+
+def test_a_few_recorded_calls_scale_the_assumed_rates(settings) -> None:
+    remote = _remote(settings, "few")
+    identity = endpoint_identity(remote)
+    cache = ResponseCache(settings.cache_dir / CACHE_FILE)
+    request = {"model_identity": identity, "messages": []}
+    assumed = 700 / ASSUMED_PROMPT_TPS + 13 / ASSUMED_GEN_TPS  # seconds at the assumed rates
+    cache.put(cache_key(request), request, "x", 700, 13, assumed / 2)  # twice as fast
+    speed = throughput(remote, allow_probe=False)
+    assert speed.source == f"measured on 1 call of {identity}"
+    assert speed.prompt_tps == pytest.approx(2 * ASSUMED_PROMPT_TPS)
+    assert speed.gen_tps == pytest.approx(2 * ASSUMED_GEN_TPS)
+
+
+def test_requests_in_flight_divide_the_wall_time(settings) -> None:
+    remote = _remote(settings, "fast", concurrency=4)
+    _record_calls(settings, endpoint_identity(remote), lambda p, c: 30 + p / 10 + c)
+    _hirag_study(settings)
+    one = estimate_study(["hirag"], "toy", 8, concurrency=1, settings=remote)
+    four = estimate_study(["hirag"], "toy", 8, settings=remote)  # llm.concurrency
+    assert four.attrs["in_flight"] == 4 and one.attrs["in_flight"] == 1
+    assert one.loc[0, "hours"] == pytest.approx(4 * four.loc[0, "hours"], abs=0.02)
+    assert in_flight(settings, 8) == 1  # the local one-slot server queues the rest
+    assert in_flight(remote, 16) == 4  # the client never sends more than llm.concurrency
+    assert "4 request(s) in flight" in estimate_text(four)
+
+
+def test_an_unknown_method_is_rejected_in_one_line(settings) -> None:
+    with pytest.raises(ValueError, match=r"^unknown method 'hriag' \(every method: ace-lab"):
+        estimate_study(["hirag", "hriag"], "toy", 8, settings=settings)
+
+
+class _ScriptedEndpoint:
+    """An OpenAI-shaped client: every completion takes 50 ms, 20 prompt + 8 generated tokens."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs) -> SimpleNamespace:
+        self.calls += 1
+        time.sleep(0.05)
+        message = SimpleNamespace(message=SimpleNamespace(content="Paris."))
+        usage = SimpleNamespace(prompt_tokens=20, completion_tokens=8)
+        return SimpleNamespace(choices=[message], usage=usage)
+
+
+def test_with_no_recorded_call_one_probe_prices_the_endpoint(settings) -> None:
+    remote = _remote(settings, "new")
+    endpoint = _ScriptedEndpoint()
+    llm = LLM(remote, client=endpoint, model_identity=endpoint_identity(remote))
+    _hirag_study(settings)
+    table = estimate_study(["hirag"], "toy", 8, settings=remote, llm=llm)
+    speed = table.attrs["throughput"]
+    source = speed.source
+    assert endpoint.calls == 1
+    # 28 tokens in about 50 ms: faster than the assumed rates, which take 0.9 s for them
+    assert speed.gen_tps > 10 * ASSUMED_GEN_TPS and speed.prompt_tps > 10 * ASSUMED_PROMPT_TPS
+    assert table.loc[0, "hours"] == round(speed.seconds(16, 5600, 560) / 3600, 2)
+    assert source.startswith(f"probe: 1 call of {REMOTE}#new cost 20 prompt + 8 generated")
+    assert "probe: 1 call" in estimate_text(table)
+    # The probe was cached with its latency: the next estimate measures, it does not probe.
+    again = throughput(remote, llm=llm)
+    assert endpoint.calls == 1 and again.source == f"measured on 1 call of {REMOTE}#new"
+
+
+def test_nothing_left_to_run_asks_no_endpoint(settings) -> None:
+    remote = _remote(settings, "new")
+    endpoint = _ScriptedEndpoint()
+    llm = LLM(remote, client=endpoint, model_identity=endpoint_identity(remote))
+    _hirag_study(settings, done=8)
+    table = estimate_study(["hirag"], "toy", 8, settings=remote, llm=llm)
+    assert endpoint.calls == 0 and table.loc[0, "hours"] == 0
+    assert table.loc[0, "speed from"] == "nothing left to run"
+
+
+def test_offline_the_estimate_falls_back_and_says_why(settings) -> None:
+    # A remote endpoint that refuses the probe: the assumed rates, with the reason.
+    speed = throughput(_remote(settings, "gone"))
+    assert speed.source.startswith("assumed (not measured; no recorded call of")
+    assert "probe failed: " in speed.source
+    # The local tier with no server running: no server is started, nothing probed.
+    local = throughput(settings)
+    assert "no local server running to probe" in local.source
+    assert not (settings.cache_dir / "llm_server").exists()

@@ -59,7 +59,7 @@ def test_cli_report_exports_tables(tmp_path, monkeypatch, capsys):
     args = build_parser().parse_args(
         ["run", "--methods", "hirag", "ace-full", "--dataset", "toy", "--n", "8", "--limit", "2"]
     )
-    assert args.methods == ["hirag", "ace-full"] and args.limit == 2 and args.concurrency == 1
+    assert args.methods == ["hirag", "ace-full"] and args.limit == 2 and args.concurrency is None
 
 
 def test_markdown_section_replaces_only_what_its_markers_enclose():

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import tables
+from ace_lab.eval.statistics.exact import holm
 from tests.conftest import result_record, synthetic_results
 
 
@@ -31,8 +33,38 @@ def test_main_table_and_paired_tests():
     assert paired["n"] == 5  # hirag's q0 was dropped: only shared questions are paired
     assert paired["diff"] == pytest.approx(2 / 5)
     assert paired["diff_low"] <= paired["diff"] <= paired["diff_high"]
-    assert 0 < paired["p_permutation"] <= 1
+    # differences (+1, 0, 0, +1, 0): 2 of the 4 sign patterns of the two non-zero ones are as
+    # extreme, exactly (the zeros do not count)
+    assert paired["p_permutation"] == 0.5
+    assert paired["p_holm"] == 0.5  # one comparison: nothing to adjust
+    assert paired["mde"] == pytest.approx(2.8016 * paired["sd_diff"] / math.sqrt(5), rel=1e-4)
+    assert paired["n_for_+0.05"] > 5
     assert set(tables.PAIRED_VIEW) <= set(paired.index)
+    assert "p_bootstrap" not in paired.index  # 2–6x too small at this n: not reported
+
+
+def test_paired_tests_holm_adjusts_the_comparisons_against_one_baseline():
+    df = synthetic_results()
+    paired = tables.paired_tests(df, "hirag")
+    assert len(paired) > 2
+    assert list(paired["p_holm"]) == pytest.approx(holm(list(paired["p_permutation"])))
+    assert (paired["p_holm"] >= paired["p_permutation"]).all()
+
+
+def test_pooled_tests_pool_the_slices_a_pair_shares():
+    df = synthetic_results()
+    half = df[df["id"].isin(["q0", "q1", "q2"]) | (df["method"] != "hirag")]
+    alone = df[df["method"] != "hirag"]
+    pooled = pooling.pooled_tests({"A": df, "B": half, "C": alone}, "hirag", ["ace-full"])
+    row = pooled.set_index("method").loc["ace-full"]
+    assert row["slices"] == "A, B" and row["n"] == 6 + 3  # C has no hirag: not shared
+    assert row["diff"] == pytest.approx((2 + 1) / 9)  # A: +1 on q1 and q4; B: +1 on q1
+    assert row["p_permutation"] == pytest.approx(2 / 2**3)  # three +1s, exact
+    assert row["diff_low"] <= row["diff"] <= row["diff_high"]
+    assert row["mde_slice"] > row["mde"] > 0
+    assert set(pooling.POOLED_VIEW) <= set(pooled.columns)
+    assert "questions per slice" in pooling.power_summary(pooled)
+    assert pooling.pooled_tests({"C": alone}, "hirag").empty
 
 
 def test_main_table_by_dataset_puts_data_sets_side_by_side():

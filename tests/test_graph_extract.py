@@ -99,3 +99,24 @@ def test_records_count_what_cached_responses_cost(settings, tmp_path):
     assert warm["c00"].cache_hits == 1 and cold["c00"].cache_hits == 0
     assert (warm["c00"].prompt_tokens, warm["c00"].completion_tokens) == (11, 1)
     assert (cold["c00"].prompt_tokens, cold["c00"].completion_tokens) == (11, 1)
+
+
+def test_chunks_in_flight_share_fsyncs_and_write_each_record_once(settings, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    syncs: list[int] = []
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:  # a busy disk: records pile up while one fsync runs
+        syncs.append(fd)
+        time.sleep(0.05)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    settings = replace(settings, llm=replace(settings.llm, concurrency=12))
+    llm = LLM(settings, client=ScriptedClient([]))
+    out = tmp_path / "extract.jsonl"
+    records = run_per_chunk(CHUNKS, lambda c: {"n": int(c.id[1:])}, out, llm, progress=False)
+    ids = [json.loads(line)["chunk_id"] for line in out.read_text().splitlines()]
+    assert sorted(ids) == sorted(c.id for c in CHUNKS) == sorted(records)
+    assert 1 <= len(syncs) < len(CHUNKS)  # group commit: fewer fsyncs than records

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from ace_lab.cli import build_parser
-from ace_lab.eval import CRITERIA
 from ace_lab.eval.judging import (
     PREFERENCE_VIEW,
     describe_preferences,
@@ -20,6 +19,7 @@ from ace_lab.eval.judging import (
     run_command,
     verdicts_path,
 )
+from ace_lab.eval.judging.judge import CRITERIA
 from ace_lab.eval.studies.study import results_path
 from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient
@@ -187,3 +187,22 @@ def test_preferences_by_variant_and_their_description(study, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"judge model: {llm.model}"
     assert out[1].startswith("note: no verdicts: run `ace-lab run --methods ace-adaptive")
+
+
+def test_a_remote_judge_has_pairs_in_flight_and_writes_each_verdict_once(study):
+    from tests.test_llm_inflight import Overlap, remote
+
+    settings = remote(study, 3)
+    overlap = Overlap()
+    judge = Judge()
+
+    def script(request: dict) -> str:
+        overlap.script(request)
+        return judge(request)
+
+    llm = LLM(settings, client=ScriptedClient(script, delay_s=0.05, in_flight=overlap.served))
+    frame = judge_study(STUDY, "ace-full", "naive", settings=settings, llm=llm)
+    assert overlap.peak == 3  # three pairs judged at once (two calls each, one after the other)
+    lines = verdicts_path(STUDY, "ace-full", "naive", settings).read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == ["q0", "q1", "q2"]
+    assert list(frame["id"]) == ["q0", "q1", "q2"]

@@ -107,3 +107,16 @@ def test_hipporag_on_the_hierarchical_graph_walks_base_entities_and_passages(toy
         if edge.type == "MENTIONED_IN" and seeds[0].id in (edge.source, edge.target)
     }
     assert passages[0].id in mentioned  # the best passage is one the best seed is mentioned in
+
+
+def test_hipporag_top_passages_rank_by_mass_then_id(tiny_graph):
+    retriever = HippoRetriever(tiny_graph)
+    ids = retriever.ppr_graph.ids
+    scores = np.zeros(len(ids))
+    c1, c2, c3 = (ids.index(c) for c in ("c1", "c2", "c3"))
+    scores[[c1, c2, c3]] = [0.2, 0.5, 0.2]  # a tie between c1 and c3: id order breaks it
+    scores[ids.index("a")] = 0.9  # an entity: never a passage
+    assert retriever.top_passages(scores, 3) == [("c2", 0.5), ("c1", 0.2), ("c3", 0.2)]
+    assert retriever.top_passages(scores, 1) == [("c2", 0.5)]
+    scores[c2] = 0.0  # no mass: not ranked
+    assert [c for c, _ in retriever.top_passages(scores, 3)] == ["c1", "c3"]

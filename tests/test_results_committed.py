@@ -36,6 +36,7 @@ from ace_lab.eval import judging
 from ace_lab.eval.graphragbench import store as graphragbench_store
 from ace_lab.eval.judging import semantic
 from ace_lab.eval.metrics.context_stats import with_context
+from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import tables
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
@@ -72,7 +73,7 @@ def _report() -> StudyReport:
 def notebook_06() -> Tables:
     """notebooks/06_main_results.ipynb: per study ``main_results`` (tables.main_table) and
     ``main_results_paired`` (tables.paired_tests), ``semantic`` (eval.semantic); ``main_table``
-    (tables.main_table_by_dataset);
+    (tables.main_table_by_dataset); ``main_pooled`` (pooled.pooled_tests);
     ``<qfs_study>/qfs_preferences`` (judging.preference_table); per GraphRAG-Bench study
     ``graphragbench`` (graphragbench_store.grb_table over the stored scores) and
     ``graphragbench_paired`` (graphragbench_store.grb_paired against ``grb_baseline``)."""
@@ -92,6 +93,9 @@ def notebook_06() -> Tables:
     combined = tables.main_table_by_dataset({found[s].label: t for s, t in main.items()}, methods)
     if not combined.empty:
         out["main_table"] = combined
+    frames = {info.label: info.df for info in found.values()}
+    if not (pooled := pooling.pooled_tests(frames, baseline, methods)).empty:
+        out["main_pooled"] = pooled
     if p["qfs_study"]:
         pairs = [tuple(pair) for pair in p["qfs_pairs"]]
         preferences = judging.preference_table(p["qfs_study"], pairs, SETTINGS)
@@ -222,6 +226,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/04_token_split": ("notebook 04", notebook_04),
     "04_budget_grid_pooled": ("notebook 04", _notebook(notebook_04_pooled)),
     "main_table": ("notebook 06", _notebook(notebook_06)),
+    "main_pooled": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),
     "<study>/semantic": ("notebook 06", _notebook(notebook_06)),

@@ -25,3 +25,17 @@ def test_bridge_paths_link_entities_of_different_communities(settings, tmp_path,
     a, b = list(by_comm.values())[:2]
     paths = bridge_paths(tables, [a, b], max_hops=10)
     assert paths and paths[0][0] == a and paths[0][-1] == b
+
+
+def test_bridge_paths_over_a_kept_index_equal_a_fresh_build(settings, tmp_path, toy_chunks):
+    from itertools import combinations
+
+    from ace_lab.retrieval.paths import bridge_index
+
+    llm = LLM(settings, client=ScriptedClient(hierarchy_reply))
+    tables = build_hierarchical(toy_chunks, llm, tmp_path, hierarchy_config(), progress=False)
+    index = bridge_index(tables)
+    entities = [i for i in tables.nodes["id"] if i in index[0]][:8]
+    for pair in combinations(entities, 2):
+        assert bridge_paths(tables, pair, index=index) == bridge_paths(tables, pair)
+    assert any(bridge_paths(tables, entities, max_pairs=20, max_hops=10, index=index))

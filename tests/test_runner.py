@@ -194,3 +194,24 @@ def test_select_questions_limits_then_spreads_over_types():
     assert len(picked) == 4 and [q.type for q in picked].count("c") == 1  # 6:2 → 3:1
     within = select_questions(qs, 3, 2, 0)  # the limit first: only b questions are left
     assert len(within) == 2 and set(within) <= set(qs[:3])
+
+
+def test_a_failed_question_records_no_key(settings, toy_graph, toy_questions, caplog):
+    """Regression: an endpoint error repeating the request URL put its ``?api_key=`` in the
+    log and in ``<method>.errors.jsonl`` unmasked."""
+    key = "sk-sentinel-0123456789abcdef"
+    failing = Failing(toy_questions[2].question)
+    failing_reply = failing.__call__
+
+    def leaky(kwargs: dict) -> str | BaseException:
+        out = failing_reply(kwargs)
+        if isinstance(out, BaseException):
+            return RuntimeError(f"no route https://gw.example/v1/?api_key={key}chat/completions")
+        return out
+
+    llm = LLM(settings, client=ScriptedClient(leaky))
+    run("hirag", "toy", 8, study="leaky", settings=settings, llm=llm, graph=toy_graph,
+        progress=False)  # fmt: skip
+    errors = (study_dir("leaky", settings) / "hirag.errors.jsonl").read_text()
+    assert "api_key=***" in errors and key not in errors
+    assert key not in caplog.text

@@ -158,6 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             study=args.study,
             limit=args.limit,
             stratified=args.stratified,
+            concurrency=args.concurrency,
             settings=settings,
         )
         print(estimate_text(table))

@@ -62,19 +62,34 @@ def read_records(path: Path) -> dict[str, ChunkRecord]:
 
 
 class _Appender:
-    """Thread-safe JSONL appender that makes each line durable before returning."""
+    """Thread-safe JSONL appender that makes each line durable before returning.
+
+    Lines are written under one lock, synced under another (group commit): a thread whose line
+    an fsync already covered returns without its own, so chunks in flight together do not queue
+    behind one fsync each.
+    """
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
+        self._written = 0  # lines written (and flushed to the OS)
+        self._synced = 0  # lines known durable
 
     def write(self, record: ChunkRecord) -> None:
         line = json.dumps(record.__dict__, ensure_ascii=False) + "\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()
-            os.fsync(self._fh.fileno())
+            self._written += 1
+            mine = self._written
+        with self._sync_lock:
+            if self._synced < mine:
+                with self._lock:
+                    covered = self._written
+                os.fsync(self._fh.fileno())
+                self._synced = covered
 
     def close(self) -> None:
         self._fh.close()

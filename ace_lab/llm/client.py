@@ -17,17 +17,13 @@ is cached. Credentials never leave through the model identity, logs or error mes
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-
-from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings, redact_url
 from ace_lab.evidence import LLMCall, record_llm_call
@@ -40,6 +36,7 @@ from ace_lab.llm.endpoint import (
     is_transient,
     openai_client,
 )
+from ace_lab.llm.inflight import InFlight, map_ordered, request_limit
 from ace_lab.llm.ledger import Ledger
 from ace_lab.llm.models import get_tier
 from ace_lab.llm.serving import resolve, serving_identity
@@ -133,6 +130,8 @@ class LLM(StructuredOutput):
         self.answered: dict[str, CachedResponse] = {}
         self._json_mode = "json_schema"  # downgraded to json_object if the server rejects it
         self.retry = RetryPolicy.from_settings(cfg)
+        #: At most ``concurrency`` requests at once to a remote endpoint (ace_lab.llm.inflight).
+        self.inflight = InFlight(request_limit(cfg))
         self._sleep: Callable[[float], None] = time.sleep  # tests record the waits
 
     # ----------------------------------------------------------------- endpoint
@@ -289,7 +288,8 @@ class LLM(StructuredOutput):
         for attempt in range(1, policy.attempts + 1):
             attempts[0] = attempt
             try:
-                return completion_parts(self.client().chat.completions.create(**kwargs))
+                with self.inflight.slot():
+                    return completion_parts(self.client().chat.completions.create(**kwargs))
             except Exception as exc:
                 if not is_transient(exc):
                     exc.add_note(f"LLM call {tag!r} to {self.endpoint} (model {self.model})")
@@ -354,29 +354,8 @@ class LLM(StructuredOutput):
         and the items not started yet are cancelled (a dead endpoint fails a batch once, not
         once per item). ``desc`` shows a progress bar labelled with it.
         """
-        items = list(items)
-        limit = max(1, min(max_workers or self.settings.llm.concurrency, len(items) or 1))
-        bar = tqdm(total=len(items), desc=desc, unit="call", disable=desc is None)
-        try:
-            if limit == 1:
-                results = []
-                for x in items:
-                    results.append(fn(x))
-                    bar.update(1)
-                return results
-            with ThreadPoolExecutor(max_workers=limit) as pool:
-                futures = [pool.submit(contextvars.copy_context().run, fn, x) for x in items]
-                try:
-                    for future in as_completed(futures):
-                        future.result()
-                        bar.update(1)
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
-                return [f.result() for f in futures]
-        finally:
-            bar.close()
+        limit = max_workers or self.settings.llm.concurrency
+        return map_ordered(fn, items, limit, desc)
 
     # --------------------------------------------------------------------- misc
     def ping(self) -> Completion:

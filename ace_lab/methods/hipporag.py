@@ -39,6 +39,7 @@ from threading import Lock
 from typing import Literal
 
 import igraph as ig
+import numpy as np
 
 from ace_lab.bounded import Bounded, bounded
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, fit_budget
@@ -137,26 +138,54 @@ class HippoRetriever:
         walk.es["weight"] = [weights[p] for p in pairs]
         return PPRGraph(walk, ids, index, chunks)
 
-    def ppr(self, reset: dict[str, float]) -> dict[str, float]:
-        """PPR mass of every node for a reset distribution over node ids (normalised here)."""
+    @cached_property
+    def chunk_rows(self) -> np.ndarray:
+        """Vertex numbers of the passages, ascending (so also in id order: ids are sorted)."""
         walk = self.ppr_graph
-        vector = [0.0] * len(walk.ids)
-        for node, weight in reset.items():
-            if node in walk.index and weight > 0:
-                vector[walk.index[node]] += weight
-        total = sum(vector)
+        return np.fromiter((i for i, node in enumerate(walk.ids) if node in walk.chunks), np.int64)
+
+    def ppr_scores(self, reset: dict[str, float]) -> np.ndarray | None:
+        """PPR mass per vertex (``ppr_graph.ids`` order) for a reset distribution over node ids
+        (normalised here); ``None`` when the reset has no mass. Arrays, not dicts: a query
+        touches every vertex only inside igraph, never in a Python loop."""
+        walk = self.ppr_graph
+        entries = sorted(
+            (walk.index[node], weight)
+            for node, weight in reset.items()
+            if node in walk.index and weight > 0
+        )
+        total = sum(weight for _, weight in entries)
         if total <= 0:
-            return {}
-        vector = [w / total for w in vector]
+            return None
+        vector = np.zeros(len(walk.ids))
+        for row, weight in entries:
+            vector[row] = weight / total
         with self._lock:
             scores = walk.graph.personalized_pagerank(
                 directed=False,
                 damping=self.config.damping,
-                reset=vector,
+                reset=vector.tolist(),
                 weights="weight" if walk.graph.ecount() else None,
                 implementation="prpack",
             )
-        return dict(zip(walk.ids, scores, strict=True))
+        return np.asarray(scores, dtype=np.float64)
+
+    def ppr(self, reset: dict[str, float]) -> dict[str, float]:
+        """PPR mass of every node for a reset distribution over node ids (normalised here)."""
+        scores = self.ppr_scores(reset)
+        if scores is None:
+            return {}
+        return dict(zip(self.ppr_graph.ids, scores.tolist(), strict=True))
+
+    def top_passages(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The ``k`` passages of highest positive mass, ties by id."""
+        rows = self.chunk_rows
+        mass = scores[rows]
+        keep = mass > 0
+        rows, mass = rows[keep], mass[keep]
+        order = np.argsort(-mass, kind="stable")[:k]  # stable: equal mass stays in id order
+        ids = self.ppr_graph.ids
+        return [(ids[r], float(m)) for r, m in zip(rows[order], mass[order], strict=True)]
 
     # ----------------------------------------------------------------------- seeds
     def seeds(self, query: str) -> list[tuple[str, float]]:
@@ -178,12 +207,8 @@ class HippoRetriever:
             raise ValueError(f"unknown HippoRAG mode {mode!r}; use one of {HIPPO_MODES}")
         cfg, g = self.config, self.graph
         seeds = self.seeds(query)
-        scores = self.ppr(dict(seeds)) if seeds else {}
-        chunks = self.ppr_graph.chunks
-        ranked = sorted(
-            ((c, s) for c, s in scores.items() if c in chunks and s > 0),
-            key=lambda cs: (-cs[1], cs[0]),
-        )[: cfg.top_passages]
+        scores = self.ppr_scores(dict(seeds)) if seeds else None
+        ranked = self.top_passages(scores, cfg.top_passages) if scores is not None else []
         if not ranked:
             return fit_budget(self._dense_fallback(query), cfg.budget_tokens)
         meta = {"retrieval": "ppr"}

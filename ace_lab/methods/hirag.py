@@ -140,7 +140,11 @@ class HiRetriever:
         """Shortest paths (2+ hops) between seed entities of different communities."""
         cfg = self.config
         paths = bridge_paths(
-            self.graph.tables, seeds, max_pairs=cfg.bridge_paths * 3, max_hops=cfg.bridge_max_hops
+            self.graph.tables,
+            seeds,
+            max_pairs=cfg.bridge_paths * 3,
+            max_hops=cfg.bridge_max_hops,
+            index=self.graph.bridge_index,
         )
         longer = [p for p in paths if len(p) > 2][: cfg.bridge_paths]  # 1 hop is a relation
         return [self.graph.path_evidence(p, score=1.0 / len(p)) for p in longer]

@@ -30,6 +30,7 @@ from ace_lab.evidence import Evidence
 from ace_lab.graph.seeds import SeedIndexes, entity_text
 from ace_lab.graph.tables import GraphTables
 from ace_lab.index import HybridIndex
+from ace_lab.retrieval.paths import BridgeIndex, bridge_index
 
 if TYPE_CHECKING:
     from ace_lab.graph.store import GraphStore
@@ -210,6 +211,11 @@ class RetrievalGraph:
             ):
                 graph.add_edge(edge.source, edge.target, id=edge.id)
         return graph
+
+    @cached_property
+    def bridge_index(self) -> BridgeIndex:
+        """What HiRAG's bridge paths run on, built on first use (see :func:`bridge_index`)."""
+        return bridge_index(self.tables)
 
     def community_of(self, node_id: str) -> str | None:
         for edge, other in self.neighbours(node_id, "IN_COMMUNITY"):

@@ -39,6 +39,7 @@ from ace_lab.eval.studies.study import (
     study_dir,
 )
 from ace_lab.llm import LLM, get_llm
+from ace_lab.llm.inflight import as_finished, default_concurrency
 
 log = logging.getLogger(__name__)
 
@@ -173,12 +174,15 @@ def judge_study(
         bar = tqdm(total=len(todo), desc=f"{a} vs {b}", disable=not progress, unit="q")
         try:
             with path.open("a", encoding="utf-8") as out:
-                for pair in todo:
-                    try:
-                        verdict = judge_pair(
-                            llm, pair["question"], pair["answer_a"], pair["answer_b"]
-                        )
-                    except Exception as exc:
+                # Pairs in flight together (a remote endpoint's setting; 1 for the local
+                # server); each verdict is written here, by this thread, as it comes.
+                judged = as_finished(
+                    lambda p: judge_pair(llm, p["question"], p["answer_a"], p["answer_b"]),
+                    todo,
+                    default_concurrency(llm.settings),
+                )
+                for pair, verdict, exc in judged:
+                    if verdict is None:
                         failures += 1
                         log.warning("judge %s vs %s: question %s failed: %r", a, b, pair["id"], exc)
                     else:

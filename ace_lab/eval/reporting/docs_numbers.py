@@ -29,8 +29,9 @@ import pandas as pd
 from ace_lab.config import load_settings
 from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
 from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.reporting.pooled import power_summary
 from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests, per_question
-from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap
 from ace_lab.eval.studies.study import load_results
 
 #: A figure: the results directory and the marker's arguments -> the text of the part.
@@ -186,7 +187,7 @@ def cell_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 def paired_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``paired STUDY A B COLUMN``: A − B on the questions both answered, as
     :func:`~ace_lab.eval.reporting.tables.paired_tests` gives it: ``+0.061 [-0.091, +0.231], p =
-    0.57`` (paired bootstrap interval, sign-flip permutation p-value)."""
+    0.57`` (paired bootstrap interval, sign-flip p-value, exact up to 24 pairs)."""
     study, a, b, column = args
     row = paired_tests(study_records(results_dir, study), b, [a], metric=column).iloc[0]
     p = float(row["p_permutation"])
@@ -200,14 +201,14 @@ def paired_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 def across_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``across STUDY_A METHOD_A STUDY_B METHOD_B COLUMN``: a method rerun in another study
     against its first run, on the questions both answered: ``0.571 vs 0.552 (paired
-    +0.019 [-0.281, +0.319], p = 1.00)`` (paired bootstrap, sign-flip permutation p-value)."""
+    +0.019 [-0.281, +0.319], p = 1.00)`` (paired bootstrap, sign-flip p-value)."""
     study_a, method_a, study_b, method_b, column = args
     a = per_question(study_records(results_dir, study_a), method_a, column)
     b = per_question(study_records(results_dir, study_b), method_b, column)
     ids = common_ids([a, b])
     x, y = a.loc[ids].to_numpy(), b.loc[ids].to_numpy()
-    diff, p = paired_bootstrap(x, y), permutation_test(x, y)
-    paired = f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}], p = {p:.2f}"
+    diff = paired_bootstrap(x, y)
+    paired = f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}], p = {diff.p_value:.2f}"
     return f"{x.mean():.3f} vs {y.mean():.3f} (paired {paired})"
 
 
@@ -250,6 +251,33 @@ def main_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return main_table_markdown(pd.read_csv(Path(results_dir) / "main_table.csv"))
 
 
+def _p_text(p: float) -> str:
+    return f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
+
+
+def pooled_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``pooled_table``: ``results/main_pooled.csv`` (notebook 06,
+    :func:`~ace_lab.eval.reporting.pooled.pooled_tests`) as a markdown table, data set labels
+    shortened by :data:`TABLE_LABELS`, then its one-line power summary."""
+    pooled = pd.read_csv(Path(results_dir) / "main_pooled.csv")
+    rows = [
+        {
+            "method": f"`{row['method']}`",
+            "slices (n)": (
+                ", ".join(TABLE_LABELS.get(s, s) for s in str(row["slices"]).split(", "))
+                + f" ({row['n']})"
+            ),
+            f"F1 − `{row['baseline']}` [95% CI]": row["diff [95% CI]"],
+            "p": _p_text(float(row["p_permutation"])),
+            "p (Holm)": _p_text(float(row["p_holm"])),
+            "MDE per slice": f"{row['mde_slice']:.3f}",
+            "n per slice for +0.05": f"{row['n_for_+0.05']:.0f}",
+        }
+        for _, row in pooled.iterrows()
+    ]
+    return f"{to_markdown(pd.DataFrame(rows))}\n\n{power_summary(pooled)}"
+
+
 def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``grb_table STUDY``: a GraphRAG-Bench study's overall Answer Correctness per method with
     its interval, the paired difference against the baseline of ``graphragbench_paired`` and the
@@ -281,6 +309,7 @@ def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 #: The generic figures; a method's report adds its own (the docs updater joins them).
 FIGURES: dict[str, Figure] = {
     "main_table": main_table_figure,
+    "pooled_table": pooled_table_figure,
     "grb_table": grb_table_figure,
     "ci": ci_figure,
     "mean": mean_figure,

@@ -7,7 +7,8 @@ DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one imple
 - :func:`main_table`: EM/F1 with 95% bootstrap intervals, the context columns and mean cost
   per method;
 - :func:`main_table_by_dataset`: those tables side by side, one column group per data set;
-- :func:`paired_tests`: F1 differences against a baseline on shared questions;
+- :func:`paired_tests`: F1 differences against a baseline on shared questions (exact
+  sign-flip p, Holm-adjusted over the table's comparisons, minimal detectable difference);
 - :func:`transfer_table`: a backbone alone against a layer over it, with the paired difference;
 - :func:`coverage_table`: ACE Table 5 (answer coverage before/after refinement, recovery);
 - :func:`cost_table`: ACE Table 6b (per-query calls, tokens, time, input ratio).
@@ -31,19 +32,43 @@ import pandas as pd
 
 from ace_lab.eval.metrics import coverage_and_recovery
 from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS, context_columns, mean
-from ace_lab.eval.statistics import Interval, bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.statistics import Interval, bootstrap_ci, paired_bootstrap
+from ace_lab.eval.statistics.exact import holm
+from ace_lab.eval.statistics.power import min_detectable_difference, pairs_needed
+from ace_lab.eval.statistics.resampling import N_RESAMPLES
 from ace_lab.registry import METHODS
 
 #: Per-query cost columns of a record, in table order.
 COST_COLUMNS = ("retrieval_calls", "llm_calls", "input_tokens", "output_tokens", "wall_s")
 #: The columns the notebooks show of :func:`cost_table` (the exports keep every column).
-COST_VIEW = ["method", "n", "context_tokens", *COST_COLUMNS, "wall_n", "server_cached_tokens",
-             "input_ratio", "wall_ratio"]  # fmt: skip
+COST_VIEW = [
+    "method",
+    "n",
+    "context_tokens",
+    *COST_COLUMNS,
+    "wall_n",
+    "server_cached_tokens",
+    "input_ratio",
+    "wall_ratio",
+]
 #: The columns the notebooks show of :func:`main_table` (those present).
 MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_COLUMNS, *COST_COLUMNS]
 #: The columns the notebooks show of :func:`paired_tests`.
-PAIRED_VIEW = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation",
-               "context_tokens", "context_tokens_baseline"]  # fmt: skip
+PAIRED_VIEW = [
+    "method",
+    "n",
+    "F1",
+    "F1_baseline",
+    "diff [95% CI]",
+    "p_permutation",
+    "p_holm",
+    "mde",
+    "n_for_+0.05",
+    "context_tokens",
+    "context_tokens_baseline",
+]
+#: The difference the ``n_for_+0.05`` columns size a slice for (paired, alpha 0.05, power 0.8).
+TARGET_DIFF = 0.05
 #: The paper's names for :func:`coverage_table`'s columns (ACE Table 5).
 COVERAGE_LABELS = {
     "coverage_initial": "Initial (C_base)",
@@ -95,7 +120,7 @@ def main_table(
     df: pd.DataFrame,
     methods: Sequence[str] | None = None,
     *,
-    n_resamples: int = 2000,
+    n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
     """One row per method: n, EM and F1 means with 95% bootstrap intervals, the
@@ -164,15 +189,20 @@ def paired_tests(
     methods: Sequence[str] | None = None,
     *,
     metric: str = "f1",
-    n_resamples: int = 2000,
-    n_permutations: int = 10000,
+    n_resamples: int = N_RESAMPLES,
+    n_permutations: int = 100_000,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Mean ``metric`` difference of each method vs ``baseline`` on the questions both have.
 
-    Pairing per question removes the between-question variance; the interval is a paired
-    bootstrap and the p-value a sign-flip permutation test (both seeded). ``context_tokens``
-    and ``context_tokens_baseline`` are the two methods' mean context sizes on those questions.
+    Pairing per question removes the between-question variance; the interval is a seeded
+    paired bootstrap and ``p_permutation`` a two-sided sign-flip test, exact up to 24 non-zero
+    differences. ``p_holm`` adjusts the p-values of the table's comparisons against the one
+    baseline (Holm). ``sd_diff`` is the SD of the paired differences, ``mde`` the smallest true
+    difference detectable at this n (alpha 0.05, power 0.8) and ``n_for_+0.05`` the pairs
+    needed to detect :data:`TARGET_DIFF` (:mod:`ace_lab.eval.statistics.power`).
+    ``context_tokens`` and ``context_tokens_baseline`` are the two methods' mean context sizes
+    on those questions.
     """
     names = [m for m in select_methods(df, methods) if m != baseline]
     select_methods(df, [baseline])
@@ -186,7 +216,10 @@ def paired_tests(
         ids = common_ids([other, base])
         a, b = other.loc[ids].to_numpy(), base.loc[ids].to_numpy()
         sizes = per_question(df, method, "context_tokens") if tokens else None
-        boot = paired_bootstrap(a, b, n_resamples=n_resamples, seed=seed)
+        boot = paired_bootstrap(
+            a, b, n_resamples=n_resamples, seed=seed, n_permutations=n_permutations
+        )
+        sd = float((a - b).std(ddof=1)) if len(ids) > 1 else math.nan
         rows.append(
             {
                 "method": method,
@@ -198,13 +231,19 @@ def paired_tests(
                 "diff_low": boot.low,
                 "diff_high": boot.high,
                 "diff [95% CI]": f"{boot.mean_diff:+.3f} [{boot.low:+.3f}, {boot.high:+.3f}]",
-                "p_bootstrap": boot.p_value,
-                "p_permutation": permutation_test(a, b, n_permutations=n_permutations, seed=seed),
+                "p_permutation": boot.p_value,
+                "p_holm": math.nan,
+                "sd_diff": sd,
+                "mde": min_detectable_difference(sd, len(ids)),
+                "n_for_+0.05": pairs_needed(sd, TARGET_DIFF),
                 "context_tokens": mean(sizes.reindex(ids)) if tokens else math.nan,
                 "context_tokens_baseline": mean(base_tokens.reindex(ids)) if tokens else math.nan,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table["p_holm"] = holm(table["p_permutation"].tolist())
+    return table
 
 
 # ------------------------------------------------------------------------------ transfer

@@ -1,1 +1,1 @@
-"""ace_lab.eval.studies: estimate, identity, jsonl, record, runner, study."""
+"""ace_lab.eval.studies: estimate, identity, jsonl, record, runner, study, throughput."""

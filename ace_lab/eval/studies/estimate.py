@@ -2,25 +2,24 @@
 
 ``ace-lab run --estimate`` (or :func:`estimate_study`) multiplies the questions still to answer
 by each method's mean recorded cost per question — LLM calls, input and output tokens, from
-every committed study that ran the method (the same data set's studies first) — and turns the
-tokens into hours with the measured throughput of the server the run would use
-(``results/serving/**/llm_serving.json``, written by ``bench/llm_serving.py``; where the options in
-use were not measured, the design defaults of 70 prompt and 13 generated tokens/s, marked
-"assumed"). Cache hits make a real run cheaper, never dearer: the estimate is an upper bound
-for a cold cache. A method never run before has no recorded cost and is reported as such.
+every committed study that ran the method (the same data set's studies first) — and turns them
+into hours with the speed of the endpoint in use (:mod:`ace_lab.eval.studies.throughput`: its
+recorded calls, one probe call, the serving table or the assumed defaults, named in the table),
+divided by the requests in flight. Cache hits make a real run cheaper, never dearer: the
+estimate is an upper bound for a cold cache. A method never run before has no recorded cost
+and is reported as such; a name the registry does not know is an error.
 
 ``ace-lab build --estimate`` (:func:`estimate_build`) does the same for a graph build: the
-slice's chunks without a finished extraction record times the family's recorded tokens per
-chunk (the per-chunk records of every committed build of the family, the same data set's
-first), plus the stages over the whole corpus (descriptions, summaries, reports, the typed
-schema) at their recorded tokens per chunk, counted for the whole slice because they rerun;
+slice's chunks without a finished extraction record times the family's recorded calls and
+tokens per chunk (the per-chunk records of every committed build of the family, the same data
+set's first), plus the stages over the whole corpus (descriptions, summaries, reports, the typed
+schema) at their recorded cost per chunk, counted for the whole slice because they rerun;
 a finished build (every chunk extracted, its tables written) costs nothing more.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -30,48 +29,28 @@ from ace_lab.data import load_slice
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.studies.runner import select_questions
 from ace_lab.eval.studies.study import read_jsonl, results_path, safe_name
+from ace_lab.eval.studies.throughput import (
+    ASSUMED_GEN_TPS,
+    ASSUMED_PROMPT_TPS,
+    Throughput,
+    in_flight,
+    throughput,
+)
 from ace_lab.graph.build import model_label, run_dir, settings_model, slice_chunks
 from ace_lab.graph.extract import read_records
-from ace_lab.llm.serving import resolve
-
-#: Design defaults (DESIGN.md) used when the server in use has no measured row.
-ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS = 70.0, 13.0
-SERVING_FILE = "llm_serving.json"
-SERVING_RESULTS = Path("serving") / SERVING_FILE  # and any folder below results/serving/
+from ace_lab.llm import LLM
 
 
-@dataclass(frozen=True)
-class Throughput:
-    prompt_tps: float
-    gen_tps: float
-    source: str
+def check_methods(methods: list[str]) -> None:
+    """A ValueError (one line) for the first name the method registry does not know."""
+    from ace_lab.registry import spec
 
-
-def _idle_speed_fields(options: dict[str, object]) -> dict[str, object]:
-    """The options that set an idle server's speed (polling, priority, nice act under load)."""
-    return {k: v for k, v in options.items() if k not in ("poll", "priority", "nice")}
-
-
-def throughput(settings: Settings | None = None) -> Throughput:
-    """Measured tokens/s of the server ``settings`` would start (or the assumed defaults)."""
-    settings = settings or load_settings()
-    options = _idle_speed_fields(resolve(settings.llm.serving, settings.model_dir).as_dict())
-    best: tuple[int, Throughput] | None = None
-    for path in sorted((Path(settings.results_dir) / SERVING_RESULTS.parent).rglob(SERVING_FILE)):
+    for method in methods:
         try:
-            rows = json.loads(path.read_text())
-        except ValueError as exc:
-            raise ValueError(f"{path} is not valid JSON: {exc}") from exc
-        for row in rows:  # the matching row measured on the most calls wins
-            measured = _idle_speed_fields(row.get("options") or {})
-            if measured == options and row.get("threads") == settings.llm.threads:
-                where = path.relative_to(settings.results_dir)
-                found = Throughput(row["prompt tok/s"], row["gen tok/s"], f"measured ({where})")
-                if best is None or row["calls"] > best[0]:
-                    best = (row["calls"], found)
-    if best is not None:
-        return best[1]
-    return Throughput(ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS, "assumed (not measured)")
+            spec(method)
+        except (KeyError, ValueError) as exc:
+            reason = str(exc.args[0] if exc.args else exc).split("; known:")[0]
+            raise ValueError(f"{reason} (every method: ace-lab methods)") from None
 
 
 def recorded_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
@@ -100,14 +79,21 @@ def estimate_study(
     study: str | None = None,
     limit: int | None = None,
     stratified: int | None = None,
+    concurrency: int | None = None,
     settings: Settings | None = None,
+    allow_probe: bool = True,
+    llm: LLM | None = None,
 ) -> pd.DataFrame:
-    """One row per method: questions to answer, calls, tokens and hours (cold cache)."""
+    """One row per method: questions to answer, calls, tokens and hours (cold cache).
+
+    ``concurrency`` is the run's questions in flight (default: ``llm.concurrency`` for a remote
+    endpoint); ``allow_probe`` and ``llm`` go to :func:`~.throughput.throughput`.
+    """
+    check_methods(methods)
     settings = settings or load_settings()
     sl = load_slice(dataset, n, seed=seed, data_dir=settings.data_dir)
     questions = select_questions(sl.questions, limit, stratified, seed)
-    speed = throughput(settings)
-    rows = []
+    rows, work = [], []
     for method in methods:
         done = {r["id"] for r in read_jsonl(results_path(study or sl.slice_id, method, settings))}
         todo = sum(q.id not in done for q in questions)
@@ -116,25 +102,22 @@ def estimate_study(
         if cost is None:
             rows.append(row | {"cost from": "no recorded run of this method"})
             continue
-        row["LLM calls"] = round(todo * cost["calls"])
-        rows.append(row | _tokens_and_hours(todo * cost["input"], todo * cost["output"], speed))
-        rows[-1]["cost from"] = cost["from"]
-    return _estimate_frame(rows, speed)
+        rows.append(row | {"cost from": cost["from"]})
+        work.append((todo * cost["calls"], todo * cost["input"], todo * cost["output"]))
+    flight = in_flight(settings, concurrency)
+    return _priced(rows, work, settings, flight, allow_probe, llm)
 
 
-def _tokens_and_hours(tokens_in: float, tokens_out: float, speed: Throughput) -> dict:
-    seconds = tokens_in / speed.prompt_tps + tokens_out / speed.gen_tps
+def _cost_row(
+    calls: float, tokens_in: float, tokens_out: float, speed: Throughput, flight: int
+) -> dict:
+    seconds = speed.seconds(calls, tokens_in, tokens_out) / flight
     return {
+        "LLM calls": round(calls),
         "input tokens": round(tokens_in),
         "output tokens": round(tokens_out),
         "hours": round(seconds / 3600, 2),
     }
-
-
-def _estimate_frame(rows: list[dict], speed: Throughput) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
-    frame.attrs["throughput"] = speed
-    return frame
 
 
 #: The per-chunk records a build appends as it goes (``run_per_chunk``): extraction, and the
@@ -160,13 +143,13 @@ def _corpus_stages(cost: object) -> list[dict]:
 
 
 def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict | None:
-    """Input and output tokens per chunk of the committed builds of ``family`` (pooled over
-    the same data set's builds, or over all when it has none): per-chunk stages from their
-    records, corpus-wide stages from ``tables/meta.json``."""
+    """LLM calls, input and output tokens per chunk of the committed builds of ``family``
+    (pooled over the same data set's builds, or over all when it has none): per-chunk stages
+    from their records, corpus-wide stages from ``tables/meta.json``."""
     builds = sorted(Path(settings.graphs_dir).glob(f"*/{family}/*/tables/meta.json"))
     same = [m for m in builds if m.parts[-5].startswith(f"{dataset}-")]
-    pooled = {"chunk_in": 0.0, "chunk_out": 0.0, "chunks": 0, "corpus_in": 0.0,
-              "corpus_out": 0.0, "corpus_chunks": 0}  # fmt: skip
+    pooled = dict.fromkeys(("chunk_calls", "chunk_in", "chunk_out", "chunks"), 0.0)
+    pooled |= dict.fromkeys(("corpus_calls", "corpus_in", "corpus_out", "corpus_chunks"), 0.0)
     sources = []
     for meta_path in same or builds:
         folder = meta_path.parent.parent
@@ -177,6 +160,7 @@ def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict |
         sources.append(meta_path.parts[-5])
         pooled["chunks"] += sum(map(len, extract))
         for record in (r for records in extract + later for r in records.values()):
+            pooled["chunk_calls"] += record.llm_calls
             pooled["chunk_in"] += record.prompt_tokens
             pooled["chunk_out"] += record.completion_tokens
         try:
@@ -186,29 +170,33 @@ def recorded_build_cost(family: str, dataset: str, settings: Settings) -> dict |
         corpus_stages = _corpus_stages(meta.get("cost"))
         if corpus_stages and meta.get("chunks"):
             pooled["corpus_chunks"] += meta["chunks"]
+            pooled["corpus_calls"] += sum(e.get("llm_calls", 0) for e in corpus_stages)
             pooled["corpus_in"] += sum(e["prompt_tokens"] for e in corpus_stages)
             pooled["corpus_out"] += sum(e["completion_tokens"] for e in corpus_stages)
     if not sources:
         return None
     corpus = max(pooled["corpus_chunks"], 1)
-    return {
-        "chunk_in": pooled["chunk_in"] / pooled["chunks"],
-        "chunk_out": pooled["chunk_out"] / pooled["chunks"],
-        "corpus_in": pooled["corpus_in"] / corpus,
-        "corpus_out": pooled["corpus_out"] / corpus,
-        "from": ", ".join(sources),
-    }
+    per_chunk = {k: pooled[k] / pooled["chunks"] for k in ("chunk_calls", "chunk_in", "chunk_out")}
+    per_corpus = {k: pooled[k] / corpus for k in ("corpus_calls", "corpus_in", "corpus_out")}
+    return per_chunk | per_corpus | {"from": ", ".join(sources)}
 
 
 def estimate_build(
-    families: list[str], dataset: str, n: int, *, seed: int = 0, settings: Settings | None = None
+    families: list[str],
+    dataset: str,
+    n: int,
+    *,
+    seed: int = 0,
+    settings: Settings | None = None,
+    allow_probe: bool = True,
+    llm: LLM | None = None,
 ) -> pd.DataFrame:
-    """One row per graph family: chunks still to extract, tokens and hours (cold cache)."""
+    """One row per graph family: chunks still to extract, calls, tokens and hours (cold
+    cache; extraction keeps ``llm.concurrency`` requests in flight to a remote endpoint)."""
     settings = settings or load_settings()
     sl, chunks = slice_chunks(dataset, n, seed)
     model = model_label(settings_model(settings))
-    speed = throughput(settings)
-    rows = []
+    rows, work = [], []
     for family in families:
         folder = run_dir(settings, sl.slice_id, family, model)
         done = {cid for p in folder.glob(CHUNK_STAGES[0]) for cid in read_records(p)}
@@ -217,22 +205,55 @@ def estimate_build(
         row: dict[str, object] = {"family": family, "chunks": len(chunks)}
         row["chunks to extract"] = todo
         if todo == 0 and (folder / "tables" / "meta.json").is_file():
-            rows.append(row | _tokens_and_hours(0, 0, speed) | {"cost from": "finished build"})
+            rows.append(row | {"cost from": "finished build"})
+            work.append((0.0, 0.0, 0.0))
             continue
         if cost is None:
             rows.append(row | {"cost from": "no recorded build of this family"})
             continue
-        tokens_in = todo * cost["chunk_in"] + len(chunks) * cost["corpus_in"]
-        tokens_out = todo * cost["chunk_out"] + len(chunks) * cost["corpus_out"]
-        rows.append(row | _tokens_and_hours(tokens_in, tokens_out, speed))
-        rows[-1]["cost from"] = cost["from"]
-    return _estimate_frame(rows, speed)
+        rows.append(row | {"cost from": cost["from"]})
+        work.append(
+            tuple(todo * cost[f"chunk_{k}"] + len(chunks) * cost[f"corpus_{k}"] for k in KINDS)
+        )
+    return _priced(rows, work, settings, in_flight(settings), allow_probe, llm)
+
+
+#: The three quantities a cost counts: LLM calls, input tokens, output tokens.
+KINDS = ("calls", "in", "out")
+#: The speed shown when nothing is left to run (no endpoint is asked, nothing probed).
+NOTHING_LEFT = "nothing left to run"
+
+
+def _priced(
+    rows: list[dict],
+    work: list[tuple[float, ...]],
+    settings: Settings,
+    flight: int,
+    allow_probe: bool,
+    llm: LLM | None,
+) -> pd.DataFrame:
+    """``rows`` with calls, tokens and hours for those with a recorded cost (``work``, in
+    order); the endpoint's speed is looked up (perhaps probed) only when there is work."""
+    if any(any(w) for w in work):
+        speed = throughput(settings, allow_probe=allow_probe, llm=llm)
+    else:
+        speed = Throughput(ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS, NOTHING_LEFT)
+    priced = iter(work)
+    for row in rows:
+        if not str(row["cost from"]).startswith("no recorded"):
+            row.update(_cost_row(*next(priced), speed, flight))
+    frame = pd.DataFrame(rows)
+    frame["speed from"] = speed.source.split(";")[0].split(" (")[0]
+    frame.attrs["throughput"] = speed
+    frame.attrs["in_flight"] = flight
+    return frame
 
 
 def estimate_text(table: pd.DataFrame) -> str:
-    """An estimate as the CLI prints it: the table and the throughput it assumed."""
-    speed = table.attrs["throughput"]
+    """An estimate as the CLI prints it: the table, the speed it assumed and its source."""
+    speed, flight = table.attrs["throughput"], table.attrs["in_flight"]
+    line = speed.source if speed.source == NOTHING_LEFT else speed.line()
     return (
-        f"{to_markdown(table)}\nthroughput: {speed.prompt_tps:g} prompt / {speed.gen_tps:g} "
-        f"generated tokens/s, {speed.source}; cold cache (hits make it cheaper); nothing was run"
+        f"{to_markdown(table)}\nspeed: {line}\n{flight} request(s) in flight; cold cache "
+        "(hits make it cheaper); nothing was run"
     )

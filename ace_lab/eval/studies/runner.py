@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ace_lab.config import DEFAULT_TIER, Settings, load_settings
+from ace_lab.config import DEFAULT_TIER, Settings, load_settings, redact_url
 from ace_lab.data import Question, default_task, load_slice
 from ace_lab.data.graphragbench import stratified_questions
 from ace_lab.eval.studies.identity import RunIdentity, identity_digest
@@ -49,6 +49,7 @@ from ace_lab.eval.studies.study import (
     utc_now,
 )
 from ace_lab.llm import LLM, get_llm
+from ace_lab.llm.inflight import default_concurrency
 from ace_lab.methods.generate import Task
 from ace_lab.registry import graph_family, make_method
 from ace_lab.retrieval import RetrievalGraph
@@ -120,7 +121,7 @@ def run(
     graph: RetrievalGraph | None = None,
     graph_model: str = DEFAULT_TIER,
     task: Task | None = None,
-    concurrency: int = 1,
+    concurrency: int | None = None,
     progress: bool = True,
     limit: int | None = None,
     stratified: int | None = None,
@@ -129,10 +130,12 @@ def run(
     """Answer the slice's questions with ``method``; return all its records in slice order.
 
     Questions run in slice order (the first ``limit`` of them, if given; with ``stratified=k``
-    k of them spread over the question types in proportion, every type at least once); with
-    ``concurrency > 1`` they finish, and are appended, in any order, but the returned frame
-    (and :func:`~ace_lab.eval.studies.study.load_results`) is ordered by ``position``, the
-    question's index in the slice.
+    k of them spread over the question types in proportion, every type at least once).
+    ``concurrency`` questions are in flight at once (default: ``settings.llm.concurrency`` for a
+    remote endpoint, 1 for the local server; the LLM itself never sends more requests at once
+    than that setting). With ``concurrency > 1`` they finish, and are appended, in any order,
+    but the returned frame (and :func:`~ace_lab.eval.studies.study.load_results`) is ordered by
+    ``position``, the question's index in the slice.
     ``graph`` and ``llm`` are loaded from ``settings`` when not given (tests pass their own);
     ``task`` defaults to the data set's (:func:`~ace_lab.data.default_task`).
     ``study`` defaults to the slice's, or a study named for the model (:func:`choose_study`);
@@ -142,12 +145,13 @@ def run(
     A run in which every question failed writes nothing: it leaves the study's files as it found
     them and returns the first error in ``df.attrs["first_error"]`` (and its traceback).
     """
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     settings = settings or load_settings()
     task = task or default_task(dataset)  # type: ignore[assignment]  # a registry task
     sl = load_slice(dataset, n, seed=seed, data_dir=settings.data_dir)
     llm = llm or get_llm(settings)
+    concurrency = default_concurrency(llm.settings) if concurrency is None else concurrency
     identity = RunIdentity.of(llm, method)
     study = choose_study(sl.slice_id, method, identity, study, settings)
     directory = study_dir(study, settings)
@@ -199,13 +203,15 @@ def run(
                         rec = future.result()
                     except Exception as exc:
                         failures += 1
-                        log.warning("%s: question %s failed: %r", method, question.id, exc)
+                        # an endpoint's error may repeat the request URL: mask its key
+                        error = redact_url(repr(exc))
+                        log.warning("%s: question %s failed: %s", method, question.id, error)
                         line = {
                             "id": question.id,
                             "method": method,
                             "time": utc_now(),
-                            "error": repr(exc),
-                            "traceback": "".join(traceback.format_exception(exc)),
+                            "error": error,
+                            "traceback": redact_url("".join(traceback.format_exception(exc))),
                         }
                         first_error = first_error or line
                         err.write(json.dumps(line, ensure_ascii=False) + "\n")

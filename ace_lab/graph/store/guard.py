@@ -224,6 +224,8 @@ def check_read_only(cypher: str) -> None:
     for m in _CALL_RE.finditer(masked):
         if is_name_position(masked, m.start()) or _is_call_variable(masked, m.start(), names):
             continue
+        if next_char(masked, m.end()) == ":":  # a map key ({call: 1}), as for the writes
+            continue
         target = m.group(1)
         if target == "{":
             continue
