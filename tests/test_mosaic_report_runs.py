@@ -12,7 +12,6 @@ from ace_lab.llm import LLM
 from ace_lab.mosaic.report.effort import effort_table
 from ace_lab.mosaic.report.policies import policy_frame, policy_side_by_side
 from ace_lab.mosaic.report.runs import (
-    pick_questions,
     run_methods,
     short_label,
     slice_runs,
@@ -21,19 +20,6 @@ from ace_lab.mosaic.report.runs import (
 from ace_lab.mosaic.report.steps import payloads
 from ace_lab.steps.mosaic import TraversalDepth
 from tests.conftest import ScriptedClient, mosaic_reply
-
-
-def test_pick_questions_by_id_or_position():
-    questions = load_dataset("toy").questions
-    ids = [q.id for q in questions]
-    assert [q.id for q in pick_questions(questions)] == ids[:3]
-    picked = pick_questions(questions, [ids[4], 0, "4", ids[0]])
-    assert [q.id for q in picked] == [ids[4], ids[0]]
-    with pytest.raises(KeyError):
-        pick_questions(questions, ["no-such-question"])
-    with pytest.raises(IndexError):
-        pick_questions(questions, [len(questions)])
-    assert len(short_label(questions[0], 20)) == 20
 
 
 def test_with_family_names_the_graph_each_method_reads():
@@ -121,3 +107,8 @@ def test_run_methods_records_match_their_traces(settings, toy_graph):
     assert list(side.columns) == [short_label(q) for q in questions]
     assert set(side.loc[("policy", "per_target")]) == {"True"}  # the scripted comparison
     assert len(policy_frame(runs.records)) == 2
+
+
+def test_short_labels_fit_their_width():
+    questions = load_dataset("toy").questions
+    assert len(short_label(questions[0], 20)) == 20

@@ -37,6 +37,7 @@ from ace_lab.data.corpora import (
 )
 from ace_lab.data.loaders import load_dataset
 from ace_lab.data.overview import dataset_overview, passage_lengths, question_type_counts
+from ace_lab.data.picks import pick_questions
 from ace_lab.data.records import (
     CORPUS,
     DOCUMENTS,
@@ -97,6 +98,7 @@ __all__ = [
     "load_slice",
     "make_slice",
     "passage_lengths",
+    "pick_questions",
     "presence",
     "question_passages",
     "question_type_counts",

@@ -32,7 +32,6 @@ from ace_lab.mosaic.report.policy_figures import control_range, policy_histogram
 from ace_lab.mosaic.report.runs import (
     MOSAIC_COMPARISON,
     MethodRuns,
-    pick_questions,
     run_methods,
     short_label,
     slice_runs,
@@ -59,7 +58,6 @@ __all__ = [
     "exploration_graph",
     "exploration_paths",
     "exploration_view",
-    "pick_questions",
     "policy_combinations",
     "policy_distribution",
     "policy_frame",
