@@ -138,8 +138,10 @@ def _record_calls(settings, identity: str, seconds) -> None:
 
 def _hirag_study(settings, done: int = 0) -> None:
     """Committed hirag records (2 calls, 700 in / 70 out per question); ``done`` answered."""
-    old = [{"id": f"o{i}", "method": "hirag", "llm_calls": 2, "input_tokens": 700,
-            "output_tokens": 70} for i in range(3)]  # fmt: skip
+    old = [
+        {"id": f"o{i}", "method": "hirag", "llm_calls": 2, "input_tokens": 700, "output_tokens": 70}
+        for i in range(3)
+    ]
     _write(settings.results_dir / "other-n5-s0" / "hirag.jsonl", old)
     ids = [q.id for q in make_slice(load_dataset("toy"), 8).questions]
     _write(results_path("toy-n8-s0", "hirag", settings), [dict(old[0], id=i) for i in ids[:done]])

@@ -210,8 +210,16 @@ def test_a_failed_question_records_no_key(settings, toy_graph, toy_questions, ca
         return out
 
     llm = LLM(settings, client=ScriptedClient(leaky))
-    run("hirag", "toy", 8, study="leaky", settings=settings, llm=llm, graph=toy_graph,
-        progress=False)  # fmt: skip
+    run(
+        "hirag",
+        "toy",
+        8,
+        study="leaky",
+        settings=settings,
+        llm=llm,
+        graph=toy_graph,
+        progress=False,
+    )
     errors = (study_dir("leaky", settings) / "hirag.errors.jsonl").read_text()
     assert "api_key=***" in errors and key not in errors
     assert key not in caplog.text
