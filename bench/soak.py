@@ -178,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=40)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args(argv)
+    # A SIGTERM (an operator's kill) unwinds like Ctrl-C, so the server it started is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory(prefix="ace-soak-") as tmp:
         base = args.keep or Path(tmp)
         base.mkdir(parents=True, exist_ok=True)
