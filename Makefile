@@ -9,7 +9,10 @@ SMOKE_TIER ?= smollm135m
 # responses (data/responses/), 05 (MOSAIC) reads the slice's committed records and replays its
 # three traced questions, so neither waits on the model with the default parameters. CI runs
 # every notebook with its smoke parameters, replaying their archived responses where recorded.
-NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+# Notebook 09 explores one question live: its default run calls the model and commits nothing,
+# so `make reproduce` runs it on its replayed smoke parameters (into notebooks/executed/).
+EXPLORERS := notebooks/09_what_if_explorer.ipynb
+NOTEBOOKS ?= $(filter-out $(EXPLORERS),$(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)))
 
 .PHONY: setup models native test unit reproduce lab lint lock clean bench reliability
 
@@ -46,6 +49,8 @@ unit: setup
 
 reproduce: setup models native
 	$(BIN)/python -m ace_lab.notebooks $(NOTEBOOKS)
+	ACE_LAB_LLM_REPLAY_ONLY=1 $(BIN)/python -m ace_lab.notebooks --smoke $(EXPLORERS)
+	$(BIN)/python -m ace_lab.eval.reporting.chooser  # the chooser's table, model and figures 09_*
 
 lab: setup models
 	$(BIN)/jupyter lab notebooks/

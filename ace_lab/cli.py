@@ -214,6 +214,21 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     semantic.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     semantic.set_defaults(handler="studies:cmd_semantic")
 
+    calibrate = sub.add_parser(
+        "calibrate", parents=[common], help="the judge's calibration per judged metric (stored)"
+    )
+    calibrate.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="METRIC",
+        help="calibrate only these (evidence_recall context_relevancy coverage faithfulness "
+        "acc_statements semantic_equivalence pairwise_preference; default: all)",
+    )
+    calibrate.add_argument("--n", type=_count, default=16, help="positives (= negatives) each")
+    calibrate.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
+    calibrate.add_argument("--estimate", action="store_true", help="print the cost; call nothing")
+    calibrate.set_defaults(handler="judging:cmd_calibrate")
+
     grb = sub.add_parser(
         "grb-score", parents=[common], help="GraphRAG-Bench metrics of a study (stored)"
     )
@@ -224,8 +239,9 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
         "--metrics",
         nargs="+",
         metavar="METRIC",
-        help="judge only these (answer_correctness rouge_score coverage_score evidence_recall "
-        "context_relevancy; default: all); a later run adds the rest to the same lines",
+        help="judge only these (answer_correctness rouge_score coverage_score faithfulness "
+        "evidence_recall context_relevancy; default: all; rouge_score alone calls no model); "
+        "a later run adds the rest to the same lines",
     )
     grb.set_defaults(handler="studies:cmd_grb_score")
 

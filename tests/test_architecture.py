@@ -7,7 +7,7 @@ Layers, lowest first (a module may import its own layer and the ones below it, n
   data       data
   graph      graph
   retrieval  retrieval
-  methods    methods, ace, arc, mosaic
+  methods    methods, ace, arc, mosaic, chooser
   registry   registry
   analysis   eval, viz (generic: never a method package, in any import form)
   reports    ace.report, arc.report, mosaic.report (each method's tables, figures, views)
@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data", ("data",)),
     ("graph", ("graph",)),
     ("retrieval", ("retrieval",)),
-    ("methods", ("methods", "ace", "arc", "mosaic")),
+    ("methods", ("methods", "ace", "arc", "mosaic", "chooser")),
     ("registry", ("registry",)),
     ("analysis", ("eval", "viz")),
     ("reports", ("ace.report", "arc.report", "mosaic.report")),

@@ -15,11 +15,14 @@ import pytest
 
 from ace_lab.data import Question
 from ace_lab.eval.graphragbench import metrics_for, score_question, summarize, weighted_overall
+from ace_lab.eval.graphragbench.attribution import (
+    context_relevance,
+    evidence_recall,
+    faithfulness,
+)
 from ace_lab.eval.graphragbench.judge import (
     answer_correctness,
-    context_relevance,
     coverage_score,
-    evidence_recall,
     fbeta,
     semantic_similarity,
 )
@@ -30,6 +33,7 @@ from ace_lab.eval.graphragbench.rouge import (
     rouge_score,
     rouge_tokens,
 )
+from ace_lab.eval.graphragbench.scoring import OVERALL
 from ace_lab.prompts import load_prompt
 from tests.conftest import scripted_llm
 
@@ -40,6 +44,7 @@ PROMPTS = (
     "grb_coverage",
     "grb_evidence_recall",
     "grb_context_relevance",
+    "grb_faithfulness",
 )
 
 
@@ -262,6 +267,68 @@ def test_context_relevance_edge_cases_ask_nothing(settings) -> None:
     assert judge.asked == []
 
 
+# ------------------------------------------------------------------ Faithfulness
+def test_faithfulness_is_the_share_of_answer_statements_the_context_supports(settings) -> None:
+    verdicts = [
+        {"statement": "A1.", "reason": "stated", "verdict": 1},
+        {"statement": "A2.", "reason": "absent", "verdict": 0},
+        {"statement": "A3.", "reason": "odd", "verdict": 2},  # not 0/1: not counted
+    ]
+    judge = Judge(
+        grb_statements=_statements, grb_faithfulness=json.dumps({"classifications": verdicts})
+    )
+    llm = scripted_llm(settings, judge)
+    out = faithfulness(llm, "Q" * 600 + "?", "A1. A2. A3.", ["ctx one", "x" * 12_000])
+    assert out["faithfulness"] == pytest.approx(0.5) and out["statements"] == 3
+    # every verdict is kept for the audit, the invalid one too, with its reason
+    assert out["verdicts"][1] == {"statement": "A2.", "verdict": 0, "reason": "absent"}
+    assert len(out["verdicts"]) == 3
+    (split,) = [u for name, u in judge.asked if name == "grb_statements"]
+    assert "Q" * 500 in split and "Q" * 501 not in split  # the reference's cut of the question
+    (judged,) = [u for name, u in judge.asked if name == "grb_faithfulness"]
+    assert "ctx one\nx" in judged and "x" * 9_992 in judged and "x" * 9_993 not in judged
+
+
+def test_faithfulness_edge_cases(settings) -> None:
+    judge = Judge(grb_statements="no json", grb_faithfulness='{"classifications": []}')
+    llm = scripted_llm(settings, judge)
+    assert faithfulness(llm, "Q?", "", ["ctx"])["faithfulness"] == 1.0  # empty answer
+    failed = faithfulness(llm, "Q?", "Some answer.", ["ctx"])
+    assert math.isnan(failed["faithfulness"]) and failed["fallbacks"] == ["statements"]
+    judge = Judge(grb_statements=_statements, grb_faithfulness='{"classifications": []}')
+    llm = scripted_llm(settings, judge)
+    empty = faithfulness(llm, "Q?", "A1.", ["  "])
+    assert empty["faithfulness"] == 0.0 and empty["verdicts"][0]["verdict"] == 0
+    assert judge.count("grb_faithfulness") == 0
+    assert math.isnan(faithfulness(llm, "Q2?", "A1.", ["ctx"])["faithfulness"])
+
+
+def test_each_judged_metric_returns_its_verdicts_per_statement(settings) -> None:
+    classes = {"TP": [{"statement": "A1.", "reason": "same"}], "FP": [],
+               "FN": [{"statement": "G2.", "reason": "missing"}]}  # fmt: skip
+    labels = [{"statement": "e1", "reason": "named", "attributed": 1}]
+    judge = Judge(
+        grb_statements=_statements,
+        grb_correctness=json.dumps(classes),
+        grb_evidence_recall=json.dumps({"classifications": labels}),
+        grb_coverage_facts='{"facts": ["F1"]}',
+        grb_coverage='{"classifications": [{"statement": "F1", "attributed": 0}]}',
+        grb_context_relevance='{"score": 1}',
+    )
+    llm = scripted_llm(settings, judge)
+    acc = answer_correctness(llm, "Q?", "A1.", "G1. G2.", FixedEmbedder())
+    assert acc["verdicts"] == [
+        {"statement": "A1.", "verdict": "TP", "reason": "same"},
+        {"statement": "G2.", "verdict": "FN", "reason": "missing"},
+    ]
+    recall = evidence_recall(llm, "Q?", ["ctx"], ["e1"])
+    assert recall["verdicts"] == [{"statement": "e1", "verdict": 1, "reason": "named"}]
+    cover = coverage_score(llm, "Q?", "A.", "G.")
+    assert cover["verdicts"] == [{"statement": "F1", "verdict": 0, "reason": ""}]
+    ratings = context_relevance(llm, "Q?", ["ctx"])["verdicts"]
+    assert [v["verdict"] for v in ratings] == [1.0, 1.0] and "rating 2" in ratings[1]["statement"]
+
+
 # ------------------------------------------------------------------ per type and overall
 def test_metrics_per_question_type() -> None:
     assert metrics_for("Fact Retrieval") == [
@@ -313,13 +380,13 @@ def test_overall_is_weighted_by_query_count() -> None:
         row["judge_model"], row["embed_model"] = "judge-x", "emb-y"
     table = summarize(scores)
     acc = table[table.metric == "answer_correctness"].set_index("type")
-    assert list(acc.index) == ["Fact Retrieval", "Creative Generation", "Overall"]
+    assert list(acc.index) == ["Fact Retrieval", "Creative Generation", OVERALL]
     assert acc.loc["Creative Generation", "n"] == 1
     # per-type means 1.0 (n=3) and 0.0 (n=1): weighted 0.75, not the unweighted 0.5
-    assert acc.loc["Overall", "mean"] == pytest.approx(0.75) and acc.loc["Overall", "n"] == 4
+    assert acc.loc[OVERALL, "mean"] == pytest.approx(0.75) and acc.loc[OVERALL, "n"] == 4
     assert set(acc["judge_model"]) == {"judge-x"} and set(acc["embed_model"]) == {"emb-y"}
     rouge = table[table.metric == "rouge_score"].set_index("type")
-    assert list(rouge.index) == ["Fact Retrieval", "Overall"]
+    assert list(rouge.index) == ["Fact Retrieval", OVERALL]
     assert rouge["judge_model"].isna().all()  # ROUGE-L needs no judge
     assert weighted_overall({"a": (0.2, 1), "b": (0.8, 3), "c": (0.0, 0)}) == pytest.approx(0.65)
     assert math.isnan(weighted_overall({}))

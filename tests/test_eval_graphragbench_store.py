@@ -15,7 +15,10 @@ import pandas as pd
 import pytest
 
 from ace_lab.data import load_dataset, make_slice
+from ace_lab.data.graphragbench import QUESTION_TYPES
 from ace_lab.eval.graphragbench.context import StudyContext, evidence_text
+from ace_lab.eval.graphragbench.run import add_rouge, score_study
+from ace_lab.eval.graphragbench.scoring import IMPLEMENTED, OVERALL
 from ace_lab.eval.graphragbench.store import (
     GRB_FILE,
     SCORE_COLUMNS,
@@ -25,7 +28,6 @@ from ace_lab.eval.graphragbench.store import (
     grb_table,
     grb_wide,
     load_scores,
-    score_study,
 )
 from ace_lab.eval.studies.study import load_results, study_dir
 from ace_lab.llm import LLMError
@@ -62,8 +64,10 @@ NAIVE = {
     "q-cs": "Wrong summary",
     "q-cg": "Right a mole poem",
 }
-PROMPTS = ("grb_statements", "grb_correctness", "grb_coverage_facts", "grb_coverage",
-           "grb_evidence_recall", "grb_context_relevance")  # fmt: skip
+PROMPTS = (
+    *("grb_statements", "grb_correctness", "grb_coverage_facts", "grb_coverage"),
+    *("grb_evidence_recall", "grb_context_relevance", "grb_faithfulness"),
+)
 
 
 @pytest.fixture(autouse=True)
@@ -112,6 +116,9 @@ class Judge:
                 {"statement": "f1", "attributed": 1},
                 {"statement": "f2", "attributed": second},
             ]
+            return json.dumps({"classifications": items})
+        if name == "grb_faithfulness":
+            items = [{"statement": "a1", "reason": "said", "verdict": 1}]
             return json.dumps({"classifications": items})
         if name == "grb_evidence_recall":
             items = [{"statement": "e1", "attributed": 1}, {"statement": "e2", "attributed": 0}]
@@ -206,24 +213,25 @@ def test_a_study_is_scored_once_stored_and_tabulated_against_hand_computed_numbe
     assert acc["Complex Reasoning"] == pytest.approx(1.0, abs=1e-6)
     assert acc["Contextual Summarize"] == pytest.approx(0.25)
     # Weighted by query count: (2·0.625 + 1 + 0.25 + 1) / 5, not the mean of the four types.
-    assert acc["Overall"] == pytest.approx(3.5 / 5, abs=1e-6)
-    assert table.loc[("answer_correctness", "Overall"), "n"] == 5
+    assert acc[OVERALL] == pytest.approx(3.5 / 5, abs=1e-6)
+    assert table.loc[("answer_correctness", OVERALL), "n"] == 5
     rouge = table.loc["rouge_score"]
-    assert set(rouge.index) == {"Fact Retrieval", "Complex Reasoning", "Overall"}
-    assert rouge.loc["Overall", "mean"] == pytest.approx((6 / 7 + 0 + 0.8) / 3)
+    assert set(rouge.index) == {"Fact Retrieval", "Complex Reasoning", OVERALL}
+    assert rouge.loc[OVERALL, "mean"] == pytest.approx((6 / 7 + 0 + 0.8) / 3)
     cover = table.loc["coverage_score", "mean"]
-    assert cover["Contextual Summarize"] == 0.5 and cover["Overall"] == pytest.approx(0.75)
+    assert cover["Contextual Summarize"] == 0.5 and cover[OVERALL] == pytest.approx(0.75)
     relevancy = table.loc["context_relevancy"]
-    assert "Contextual Summarize" not in relevancy.index and relevancy.loc["Overall", "n"] == 4
-    assert table.loc[("evidence_recall", "Overall"), "mean"] == pytest.approx(0.5)
+    assert relevancy.loc[OVERALL, "n"] == 4  # the summary's ratings were malformed: missing
+    assert relevancy.loc["Contextual Summarize", "mean [95% CI]"].startswith("missing: no valid")
+    assert table.loc[("evidence_recall", OVERALL), "mean"] == pytest.approx(0.5)
     row = table.loc[("answer_correctness", "Fact Retrieval")]
     assert row["low"] <= row["mean"] <= row["high"] and row["mean [95% CI]"].startswith("0.625 [")
     assert row["judge_model"] == llm.model and row["embed_model"] == "test:same"
     assert row["judge_identity"] == llm.model_identity and (row["scored"], row["answers"]) == (5, 5)
-    assert pd.isna(table.loc[("rouge_score", "Overall"), "judge_model"])  # ROUGE-L: no judge
+    assert pd.isna(table.loc[("rouge_score", OVERALL), "judge_model"])  # ROUGE-L: no judge
     wide = grb_wide(table.reset_index(), "answer_correctness")
     assert list(wide.columns) == ["method", "Fact Retrieval", "Complex Reasoning",
-                                  "Contextual Summarize", "Creative Generation", "Overall",
+                                  "Contextual Summarize", "Creative Generation", OVERALL,
                                   "judge_model", "embed_model"]  # fmt: skip
 
 
@@ -250,7 +258,7 @@ def test_a_failed_call_is_retried_and_a_changed_answer_scored_again(grb_settings
                       ["hirag", "absent"]).set_index(["metric", "type"])  # fmt: skip
     assert set(table["method"]) == {"hirag"}
     assert table.loc[("answer_correctness", "Fact Retrieval"), "mean"] == pytest.approx(1.0)
-    assert table.loc[("answer_correctness", "Overall"), "n"] == 2
+    assert table.loc[("answer_correctness", OVERALL), "n"] == 2
     # Another embedder is another score: everything is scored again under its name.
     other = type("Other", (SameEmbedder,), {"model_id": "test:other"})()
     assert len(score_study(STUDY, settings=grb_settings, llm=llm, embedder=other)) == 2
@@ -261,7 +269,7 @@ def test_a_failed_call_is_retried_and_a_changed_answer_scored_again(grb_settings
         df, scores, ["hirag"], embed_model="test:other", judge_identity=llm.model_identity
     )
     assert set(one["embed_model"].dropna()) == {"test:other"}
-    overall = ("answer_correctness", "Overall")
+    overall = ("answer_correctness", OVERALL)
     assert one.set_index(["metric", "type"]).loc[overall, "n"] == 2
     assert both.set_index(["metric", "type"]).loc[overall, "n"] == 4  # two scores per answer
 
@@ -342,7 +350,7 @@ def test_the_cli_prints_one_table_per_metric(grb_settings, tmp_path, monkeypatch
     score_study(STUDY, settings=grb_settings, llm=llm, embedder=SameEmbedder())
     stub = pd.DataFrame()
     stub.attrs.update(errors=0, judge_identity=llm.model_identity, embed_model="test:same")
-    monkeypatch.setattr("ace_lab.eval.graphragbench.store.score_study", lambda *a, **k: stub)
+    monkeypatch.setattr("ace_lab.eval.graphragbench.run.score_study", lambda *a, **k: stub)
     monkeypatch.setenv("ACE_LAB_RESULTS_DIR", str(grb_settings.results_dir))
     assert main(["grb-score", "--study", STUDY]) == 0
     out = capsys.readouterr().out
@@ -387,8 +395,8 @@ def test_a_subset_of_metrics_is_judged_first_and_the_rest_added_to_the_same_line
     assert merged.loc["q-cs", "fallbacks"] == {"context_relevancy": ["rating1", "rating2"]}
     table = grb_table(load_results(STUDY, grb_settings), load_scores(STUDY, grb_settings),
                       ["naive"]).set_index(["metric", "type"])  # fmt: skip
-    assert table.loc[("answer_correctness", "Overall"), "mean"] == pytest.approx(3.5 / 5, abs=1e-6)
-    assert table.loc[("evidence_recall", "Overall"), "mean"] == pytest.approx(0.5)
+    assert table.loc[("answer_correctness", OVERALL), "mean"] == pytest.approx(3.5 / 5, abs=1e-6)
+    assert table.loc[("evidence_recall", OVERALL), "mean"] == pytest.approx(0.5)
     assert score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder).empty
 
 
@@ -410,10 +418,14 @@ def test_notebook_06s_section_shows_the_reported_metrics_and_exports_the_table(
                 metrics=["answer_correctness", "evidence_recall"])  # fmt: skip
     table = show_study(report, info, ["naive", "hirag"])
     assert set(table["method"]) == {"naive"}
-    assert set(table["metric"]) == {"answer_correctness", "evidence_recall"}
+    # every metric of the benchmark has its rows: the ones not judged yet say so, never 0
+    assert set(table["metric"]) == set(IMPLEMENTED)
+    unscored = table[~table["metric"].isin(["answer_correctness", "evidence_recall"])]
+    assert unscored["mean [95% CI]"].str.startswith("missing: not scored yet").all()
+    assert unscored["mean"].isna().all()
     assert "naive 5/5" in capsys.readouterr().out
-    assert shown == [f"{info.label}: answer_correctness, mean [95% CI] by question type",
-                     f"{info.label}: evidence_recall, mean [95% CI] by question type"]  # fmt: skip
+    kinds = [*QUESTION_TYPES, OVERALL]
+    assert shown == [f"{info.label}: {kind}, mean [95% CI] n" for kind in kinds]
     written = pd.read_csv(tmp_path / "tables" / STUDY / "graphragbench.csv")
     assert len(written) == len(table)
     # With a baseline: Answer Correctness against it on the questions both have scored.
@@ -458,3 +470,58 @@ def test_paired_answer_correctness_counts_only_questions_both_methods_have_score
     assert row["context_tokens"] == pytest.approx(1500)
     assert row["context_tokens_baseline"] == pytest.approx(650)
     assert grb_paired(df, scores, "hirag", ["naive"]).empty  # the baseline has no scores
+
+
+def test_verdicts_are_stored_per_statement_and_kept_when_metrics_are_added(grb_settings):
+    _write_study(grb_settings, {"naive": NAIVE})
+    llm = scripted_llm(grb_settings, Judge())
+    embedder = SameEmbedder()
+    score_study(
+        STUDY, settings=grb_settings, llm=llm, embedder=embedder, metrics=["evidence_recall"]
+    )
+    score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder)
+    scores = load_scores(STUDY, grb_settings).set_index("id")
+    verdicts = scores.loc["q-fr1", "verdicts"]
+    assert verdicts["evidence_recall"] == [
+        {"statement": "e1", "verdict": 1, "reason": ""},
+        {"statement": "e2", "verdict": 0, "reason": ""},
+    ]  # from the first run, kept by the second
+    assert verdicts["answer_correctness"][0]["verdict"] == "TP"
+    assert [v["verdict"] for v in verdicts["context_relevancy"]] == [2.0, 2.0]
+    creative = scores.loc["q-cg"]
+    assert creative["faithfulness"] == 1.0
+    assert creative["verdicts"]["faithfulness"] == [
+        {"statement": "a1", "verdict": 1, "reason": "said"}
+    ]
+    assert creative["verdicts"]["coverage_score"][1] == {
+        "statement": "f2",
+        "verdict": 1,
+        "reason": "",
+    }
+
+
+def test_rouge_is_added_to_old_lines_without_a_judge(grb_settings):
+    sl = _write_study(grb_settings, {"naive": NAIVE})
+    path = study_dir(STUDY, grb_settings) / GRB_FILE
+    path.parent.mkdir(parents=True)
+    old = []  # lines as stored before verdicts, faithfulness and ROUGE-L were kept
+    for q in sl.questions:
+        line = {"method": "naive", "id": q.id, "type": q.type, "answer": NAIVE[q.id]}
+        line["context_key"] = context_key([q.supporting_ids[0], "ent:made-up"])
+        line |= {"answer_correctness": 0.5, "rouge_score": None, "fallbacks": {}}
+        line |= {"judge_model": "qwen1.5b", "judge_identity": "judge-x", "embed_model": "st:x"}
+        old.append(line | {"holds": ["answer_correctness"], "scored": "2026-01-01T00:00:00Z"})
+    path.write_text("".join(json.dumps(line) + "\n" for line in old))
+    assert load_scores(STUDY, grb_settings)["verdicts"].isna().all()  # old rows still load
+    new = add_rouge(STUDY, grb_settings).set_index("id")
+    assert set(new.index) == {"q-fr1", "q-fr2", "q-cr"}  # the two types that use ROUGE-L
+    assert new.loc["q-fr1", "rouge_score"] == pytest.approx(6 / 7)
+    assert new.loc["q-cr", "rouge_score"] == pytest.approx(0.8)
+    assert new.loc["q-fr1", "holds"] == ["answer_correctness", "rouge_score"]
+    assert set(new["judge_identity"]) == {"judge-x"} and set(new["answer_correctness"]) == {0.5}
+    assert add_rouge(STUDY, grb_settings).empty  # nothing left to add
+    table = grb_table(
+        load_results(STUDY, grb_settings), load_scores(STUDY, grb_settings), ["naive"]
+    )
+    rouge = table[table["metric"] == "rouge_score"].set_index("type")
+    assert rouge.loc[OVERALL, "mean"] == pytest.approx((6 / 7 + 0 + 0.8) / 3)

@@ -102,7 +102,8 @@ def notebook_06() -> Tables:
         if (preferences["n"] > 0).any():
             out[f"{p['qfs_study']}/qfs_preferences"] = preferences
     listed = [m for m in p["grb_methods"] if m != mosaic_tables.BUDGET_MATCHED]
-    for study, info in _report().load_studies(p["grb_studies"], listed).items():
+    grb_infos = _report().load_studies(p["grb_studies"], listed)
+    for study, info in grb_infos.items():
         names = info.present(mosaic_tables.with_budget_matched(p["grb_methods"], info.df))
         scores = graphragbench_store.load_scores(study, SETTINGS)
         graded = graphragbench_store.grb_table(info.df, scores, names)
@@ -111,6 +112,9 @@ def notebook_06() -> Tables:
             paired = graphragbench_store.grb_paired(info.df, scores, p["grb_baseline"], names)
             if not paired.empty:
                 out[f"{study}/graphragbench_paired"] = paired
+    grb_pooled = graphragbench_store.pooled_table(grb_infos, listed, p["grb_baseline"], SETTINGS)
+    if not grb_pooled.empty:
+        out["graphragbench_pooled"] = grb_pooled
     return out
 
 
@@ -233,6 +237,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/qfs_preferences": ("notebook 06", _notebook(notebook_06)),
     "<study>/graphragbench": ("notebook 06", _notebook(notebook_06)),
     "<study>/graphragbench_paired": ("notebook 06", _notebook(notebook_06)),
+    "graphragbench_pooled": ("notebook 06", _notebook(notebook_06)),
     "<study>/07_ablations": ("notebook 07", _notebook(notebook_07)),
     "<study>/07_qfs_ablations": ("notebook 07", _notebook(notebook_07)),
     "<study>/08_coverage": ("notebook 08", _notebook(notebook_08)),

@@ -136,3 +136,41 @@ def test_method_and_policy_steppers_run_registry_methods(settings, toy_graph):
     )
     ace.children[3].children[0].click()
     assert _pages(ace)[0].max >= 5
+
+
+def test_arcrag_steps_per_pass_and_subplan_and_mosaic_per_depth(settings, openie_graph, toy_graph):
+    from ace_lab.steps.arc import CypherExecution
+    from ace_lab.steps.mosaic import TraversalDepth
+
+    arc = make_method("arcrag", openie_graph, LLM(settings, client=ScriptedClient(arc_reply())))
+    answer = arc.answer(ARC_QUESTION)
+    stages = widgets.stages(answer)
+    executions = [s for s in stages if isinstance(s.payload, CypherExecution)]
+    assert executions and all(
+        s.group == f"pass {s.payload.pass_index} · subplan {s.payload.subplan_index}"
+        for s in executions
+    )
+    assert {s.group for s in stages if s.group} >= {"pass 1"}
+    ui = widgets.stepper(answer)
+    slider, _ = _pages(ui)
+    group = ui.children[-2].children[3]
+    group.value = executions[0].group  # step through that subplan only
+    assert slider.max == 0
+    group.value = "pass 1"
+    assert slider.max == sum(s.group == "pass 1" for s in stages) - 1
+    group.value = group.options[0]
+    assert slider.max == len(stages) - 1
+    mosaic = make_method("mosaic", toy_graph, LLM(settings, client=ScriptedClient(mosaic_reply())))
+    depths = widgets.stages(mosaic.answer("Where is the tidal lantern kept?"))
+    traversals = [s for s in depths if isinstance(s.payload, TraversalDepth)]
+    assert traversals and all(s.group == f"depth {s.payload.depth}" for s in traversals)
+    assert all(not s.group for s in depths if s not in traversals)
+
+
+def test_printed_stages_announce_each_group(settings, toy_graph, capsys):
+    llm = LLM(settings, client=ScriptedClient(mosaic_reply()))
+    answer = make_method("mosaic", toy_graph, llm).answer("Where is the tidal lantern kept?")
+    widgets.print_stages(answer, show=lambda _: None)
+    printed = capsys.readouterr().out
+    groups = [s.group for s in widgets.stages(answer) if s.group]
+    assert groups and all(printed.count(f"----- {g} -----") == 1 for g in set(groups))

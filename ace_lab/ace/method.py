@@ -13,7 +13,9 @@ and the answer use the generic ``Retrieval``, ``Selection`` and ``Generation``),
 carries :class:`~ace_lab.steps.ace.AceDetails`, whose ``columns()`` are ACE's record columns.
 
 Full-ACE, Adaptive-ACE, every ablation, the oracle's fixed policies, Fixed Multi-Resolution and
-the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``).
+the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``); so is every
+composition ``<source>><ACE name>``, whose evidence source is another method
+(:mod:`ace_lab.ace.compose`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ace_lab.ace.adapt import AdaptConfig, adapt
-from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import Plan, original_query_plan, plan
 from ace_lab.ace.policy import ContextPolicy, full_policy, profile_for, topology_policy
 from ace_lab.ace.router import ROUTER_PROMPTS, RouterPrompt, route
+from ace_lab.ace.source import EvidenceSource
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Answer, Context, Trace, merge, tag
@@ -76,11 +78,15 @@ class AceConfig(Bounded):
 
 
 class AceGraphRAG:
-    """ACE's context policy layer over a retrieval ``backbone``, answering with ``llm``."""
+    """ACE's context policy layer over an evidence source, answering with ``llm``.
+
+    ``backbone`` is any :class:`~ace_lab.ace.source.EvidenceSource`: a retrieval backbone
+    (HiRAG, GraphRAG) or another method's evidence (a composition such as ``mosaic>ace-full``).
+    """
 
     def __init__(
         self,
-        backbone: Backbone,
+        backbone: EvidenceSource,
         llm: LLM,
         config: AceConfig | None = None,
         *,
@@ -121,7 +127,8 @@ class AceGraphRAG:
         with trace.activate():
             with trace.step("retrieve:base", query=query, mode=mode) as step:
                 step.queries.append(query)
-                base = tag(self.backbone.retriever.retrieve(query, mode), "base", 0, mode=mode)
+                # a source with a pipeline of its own records its steps here, after this one
+                base = tag(self.backbone.base(query, task, trace), "base", 0, mode=mode)
                 step.add(base)
                 step.record(Retrieval(query, mode, tuple(e.id for e in base)))
                 step.notes.append(f"C_base: {len(base)} items ({Context(base).tokens} tokens)")

@@ -21,6 +21,7 @@ from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.retrieve import Retrieval
 from ace_lab.arc.rows import graph_items, rows_text
 from ace_lab.arc.schema import StoreSchema
+from ace_lab.arc.seek import into_anchors
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.graph.store import GraphStore
 from ace_lab.llm import LLM
@@ -50,35 +51,38 @@ def params_for(retrieval: Retrieval) -> dict[str, Any]:
     return {"anchors": retrieval.anchor_keys, "chunk_ids": list(retrieval.chunk_ids)}
 
 
+def probe_queries(
+    schema: StoreSchema, retrieval: Retrieval, *, scan: bool = False
+) -> tuple[str, str]:
+    """The probe's two queries (signatures with counts, example paths) at the anchors: started
+    from the anchors and the nodes with an edge into one (:func:`~ace_lab.arc.seek.into_anchors`),
+    or, with ``scan`` or where those cannot be looked up, from a scan of every node (same rows,
+    same order)."""
+    a, b = schema.node_id("a"), schema.node_id("b")
+    where = (
+        f"({a} IN $anchors OR {b} IN $anchors) AND {schema.scope('r')} "
+        f"AND {schema.not_passage('a')} AND {schema.not_passage('b')}"
+    )
+    start = None if scan else into_anchors(schema, [x.labels for x in retrieval.anchors])
+    match = f"{start or ''}MATCH (a)-[r]->(b) WHERE {where} RETURN "
+    rho = f"{schema.descriptor('r')} AS rho"
+    return (
+        f"{match}labels(a)[0] AS s, {rho}, labels(b)[0] AS o, count(*) AS c ORDER BY c DESC",
+        f"{match}{schema.node_text('a')} AS s, {rho}, {schema.node_text('b')} AS o",
+    )
+
+
 def probe(
     store: GraphStore, schema: StoreSchema, retrieval: Retrieval, budget: Budget
 ) -> tuple[list[tuple[str, str, str, int]], list[str]]:
     """Signatures with counts, and example paths, at the anchors (no LLM call)."""
     if not retrieval.anchors:
         return [], []
-    a, b = schema.node_id("a"), schema.node_id("b")
-    where = (
-        f"({a} IN $anchors OR {b} IN $anchors) AND {schema.scope('r')} "
-        f"AND {schema.not_passage('a')} AND {schema.not_passage('b')}"
-    )
     kw = {"timeout_ms": budget.timeout_ms, "max_rows": budget.max_rows}
     params = params_for(retrieval)
-    sigs = run_cypher(
-        store,
-        f"MATCH (a)-[r]->(b) WHERE {where} RETURN labels(a)[0] AS s, {schema.descriptor('r')} "
-        "AS rho, labels(b)[0] AS o, count(*) AS c ORDER BY c DESC",
-        params,
-        purpose="probe",
-        **kw,
-    ).rows
-    paths = run_cypher(
-        store,
-        f"MATCH (a)-[r]->(b) WHERE {where} RETURN {schema.node_text('a')} AS s, "
-        f"{schema.descriptor('r')} AS rho, {schema.node_text('b')} AS o",
-        params,
-        purpose="probe",
-        **kw,
-    ).rows
+    signatures_query, paths_query = probe_queries(schema, retrieval)
+    sigs = run_cypher(store, signatures_query, params, purpose="probe", **kw).rows
+    paths = run_cypher(store, paths_query, params, purpose="probe", **kw).rows
     signatures = [(str(r["s"]), str(r["rho"]), str(r["o"]), int(r["c"])) for r in sigs]
     return signatures, [f"{r['s']} -[{r['rho']}]-> {r['o']}" for r in paths]
 

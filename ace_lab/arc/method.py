@@ -101,9 +101,11 @@ class ArcRAG:
     def answer(self, query: str, task: Task = "qa") -> Answer:
         trace = Trace()
         with trace.activate(), query_log() as log:
-            return self._answer(query, task, trace, log)
+            return self.run(query, task, trace, log)
 
-    def _answer(self, query: str, task: Task, trace: Trace, log: list[QueryRecord]) -> Answer:
+    def run(self, query: str, task: Task, trace: Trace, log: list[QueryRecord]) -> Answer:
+        """Algorithm 1 for ``query``, every stage a step of ``trace`` (an ArcRAG source runs it
+        inside a composed trace), every Cypher read appended to ``log``."""
         cfg, budget, llm, graph = self.config, self.budget, self.llm, self.graph
         with trace.step("schema", kind="schema") as step:
             schema, cached = schema_for(graph)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import run_cypher
 from ace_lab.arc.schema import StoreSchema, q
+from ace_lab.arc.seek import by_provenance, edge_sources
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
@@ -136,19 +137,53 @@ class Retrieval:
         )
 
 
+def _node(schema: StoreSchema) -> str:
+    return f"{schema.node_id('a')} AS key, {schema.node_text('a')} AS text, labels(a) AS labels"
+
+
+def anchor_query(
+    graph: Any, schema: StoreSchema, ids: list[str], *, scan: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The query for the non-passage nodes at an edge whose provenance holds one of ``ids``,
+    and its parameters: started from those nodes (:func:`~ace_lab.arc.seek.by_provenance`),
+    or, with ``scan`` or where they cannot be known, from a scan of every node (same rows,
+    same order)."""
+    match = f"MATCH (a)-[r]-() WHERE {schema.scope('r', 'ids')} AND {schema.not_passage('a')} "
+    match += f"RETURN DISTINCT {_node(schema)}"
+    start = None if scan else by_provenance(graph, schema, ids)
+    if start is None:
+        return match, {"ids": ids}
+    return start[0] + match, {"ids": ids, "nodes": start[1]}
+
+
+def triple_query(
+    graph: Any, schema: StoreSchema, ids: list[str], *, scan: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The query for the hit triples ``ids`` (edges whose key is one) with both ends, and its
+    parameters: started from their source nodes (:func:`~ace_lab.arc.seek.edge_sources`), or
+    from a scan, as :func:`anchor_query`."""
+    b_node = f"{schema.node_id('b')} AS bkey, {schema.node_text('b')} AS btext"
+    match = (
+        f"MATCH (a)-[r]->(b) WHERE r.{q(schema.edge_key or '')} IN $ids RETURN {_node(schema)}, "
+        f"{schema.descriptor('r')} AS rho, {b_node}, labels(b) AS blabels"
+    )
+    start = None if scan else edge_sources(graph, schema, ids)
+    if start is None:
+        return match, {"ids": ids}
+    return start[0] + match, {"ids": ids, "nodes": start[1]}
+
+
 def _candidates(
     graph: Any, schema: StoreSchema, ids: list[str], budget: Budget, passages: bool
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Nodes touching the hits (``key``, ``text``, ``labels``), and triple hints."""
     store, rows, hints = graph.store, [], []
-    node = f"{schema.node_id('a')} AS key, {schema.node_text('a')} AS text, labels(a) AS labels"
+    node = _node(schema)
     kw = {"timeout_ms": budget.timeout_ms, "max_rows": budget.max_rows}
     if passages:
         if schema.provenance_property:
-            scope = schema.scope("r", "ids")
-            cypher = f"MATCH (a)-[r]-() WHERE {scope} AND {schema.not_passage('a')} "
-            cypher += f"RETURN DISTINCT {node}"
-            rows += run_cypher(store, cypher, {"ids": ids}, purpose="anchors", **kw).rows
+            cypher, params = anchor_query(graph, schema, ids)
+            rows += run_cypher(store, cypher, params, purpose="anchors", **kw).rows
         if schema.passage_label and schema.key:
             cypher = (
                 f"MATCH (a)--(c:{q(schema.passage_label)}) WHERE c.{q(schema.key)} IN $ids "
@@ -157,12 +192,8 @@ def _candidates(
             rows += run_cypher(store, cypher, {"ids": ids}, purpose="anchors", **kw).rows
         return rows, hints
     if schema.edge_key:
-        b_node = f"{schema.node_id('b')} AS bkey, {schema.node_text('b')} AS btext"
-        cypher = (
-            f"MATCH (a)-[r]->(b) WHERE r.{q(schema.edge_key)} IN $ids RETURN {node}, "
-            f"{schema.descriptor('r')} AS rho, {b_node}, labels(b) AS blabels"
-        )
-        for row in run_cypher(store, cypher, {"ids": ids}, purpose="anchors", **kw).rows:
+        cypher, params = triple_query(graph, schema, ids)
+        for row in run_cypher(store, cypher, params, purpose="anchors", **kw).rows:
             hints.append(f"{row['text']} -[{row['rho']}]-> {row['btext']}")
             rows.append({k: row[k] for k in ("key", "text", "labels")})
             rows.append({"key": row["bkey"], "text": row["btext"], "labels": row["blabels"]})

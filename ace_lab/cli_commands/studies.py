@@ -12,7 +12,13 @@ from ace_lab.config import load_settings
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ace_lab.eval.reporting.export import export_table, to_markdown
-    from ace_lab.eval.reporting.tables import COST_COLUMNS, cost_table, main_table, paired_tests
+    from ace_lab.eval.reporting.tables import (
+        MAIN_VIEW,
+        PAIRED_VIEW,
+        cost_table,
+        main_table,
+        paired_tests,
+    )
     from ace_lab.eval.studies.study import (
         identity_mix,
         latest_study,
@@ -33,16 +39,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(f"# {study}: {df['method'].nunique()} methods, {df['id'].nunique()} questions\n")
     for warning in identity_mix(df, settings):  # a method answered by more than one model
         print(f"warning: {warning}", file=sys.stderr)
-    shown = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *COST_COLUMNS]
-    print("## Accuracy\n\n" + to_markdown(main[[c for c in shown if c in main]]) + "\n")
+    print("## Accuracy\n\n" + to_markdown(main[[c for c in MAIN_VIEW if c in main]]) + "\n")
     print(f"## Cost per query (input ratio vs {args.baseline})\n")
     print(to_markdown(tables["cost_table"]))
     if note := tables["cost_table"].attrs.get("note"):
         print(f"\nnote: {note}")
     if "paired_tests" in tables:
         paired = tables["paired_tests"]
-        columns = ["method", "n", "F1", "F1_baseline", "diff [95% CI]", "p_permutation"]
-        print(f"\n## F1 vs {args.baseline} (paired)\n\n" + to_markdown(paired[columns]))
+        shown = paired[[c for c in PAIRED_VIEW if c in paired]]  # p_holm: Holm over the rows
+        print(f"\n## F1 vs {args.baseline} (paired)\n\n" + to_markdown(shown))
+        print(
+            "\np_holm: Holm-adjusted over this table's comparisons; mde: the smallest true F1 "
+            "difference detectable at this n (paired, alpha 0.05, power 0.8); n_for_+0.05: "
+            "questions needed to detect +0.05"
+        )
     if args.export:
         for name, table in tables.items():
             paths = export_table(table, name, study_dir(study, settings))
@@ -85,12 +95,16 @@ def cmd_semantic(args: argparse.Namespace) -> int:
 
 def cmd_grb_score(args: argparse.Namespace) -> int:
     from ace_lab.eval.graphragbench import IMPLEMENTED
-    from ace_lab.eval.graphragbench.store import grb_table, grb_wide, load_scores, score_study
+    from ace_lab.eval.graphragbench.run import add_rouge, check_metrics, score_study
+    from ace_lab.eval.graphragbench.store import grb_table, grb_wide, load_scores
     from ace_lab.eval.reporting.export import to_markdown
     from ace_lab.eval.studies.study import load_results
 
     settings = settings_for(args.model)
-    new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)
+    if check_metrics(args.metrics) == ("rouge_score",):  # no judge: added to the stored lines
+        new = add_rouge(args.study, settings)
+    else:
+        new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)
     df = load_results(args.study, settings)
     methods = args.methods or list(dict.fromkeys(df["method"]))
     judge = {k: new.attrs.get(k) for k in ("judge_identity", "embed_model")}
@@ -101,7 +115,7 @@ def cmd_grb_score(args: argparse.Namespace) -> int:
     for metric in IMPLEMENTED:
         wide = grb_wide(table, metric)
         if not wide.empty:
-            print(f"\n## {metric} (mean [95% CI]; Overall weighted by query count)\n")
+            print(f"\n## {metric} (mean [95% CI]; overall weighted by query count, not official)\n")
             print(to_markdown(wide))
     if errors := new.attrs.get("errors", 0):
         print(f"{errors} judge call(s) failed; rerun the same command to retry them")

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ace_lab.bounded import Bounded, bounded
-from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace, fit_budget
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Evidence, Trace, fit_budget
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task, generate
 from ace_lab.mosaic.analyzer import PolicyDecision, analyze
@@ -89,80 +89,93 @@ class Mosaic:
         return analyze(self.llm, query, self.config.analyzer_attempts)
 
     def answer(self, query: str, task: Task = "qa") -> Answer:
-        trace, view, cfg = Trace(), self.view, self.config
+        trace, cfg = Trace(), self.config
         with trace.activate():
-            with trace.step("policy", mode="fixed" if self.policy else "analyzer") as step:
-                decision = self.decide(query)
-                policy = decision.policy
-                step.record(decision.payload("fixed" if self.policy else "analyzer"))
-                step.notes.append(f"policy {policy.label}")
-                if decision.fallback and self.policy is None:
-                    step.notes.append("analyzer output unusable: default policy")
-                step.notes += [f"adjusted {a}" for a in decision.adjustments]
-            with trace.step("seed", seed_count=policy.seed_count) as step:
-                step.queries.append(query)
-                chosen = select_seeds(view, query, policy)
-                step.add(
-                    view.graph.entity_evidence(s.node, round(s.score, 4)) for s in chosen.seeds
-                )
-                step.record(_seed_selection(chosen))
-            scorer = PathScorer(view, query, policy, chosen.seeds)
-            explorer = Explorer(view, scorer, chosen.seeds, policy, query)
-            while not explorer.done:
-                with trace.step(f"traverse:{len(explorer.records) + 1}", kind="traverse") as step:
-                    record = explorer.advance()
-                    step.add(_evidence(view, record.new_items))
-                    step.record(_traversal_depth(view, record))
-                    step.notes.append(
-                        f"{record.candidates} paths scored, {len(record.kept)} kept, "
-                        f"{len(record.pruned)} pruned; gain {record.gain:.2f}, "
-                        f"completeness {record.completeness:.2f}"
-                    )
-                    step.notes += [f"kept {p.line(view)}" for p in record.kept]
-            found = explorer.result()
-            with trace.step("stop") as step:
-                step.record(
-                    ExplorationStop(
-                        reason=found.stop_reason,
-                        rounds=found.depth_reached,
-                        paths_evaluated=found.paths_evaluated,
-                        curve=tuple(found.curve),
-                    )
-                )
-                step.notes.append(f"stopped: {found.stop_reason} at depth {found.depth_reached}")
-            with trace.step("select", budget=policy.evidence_budget) as step:
-                chosen_items = select(view, found, policy)
-                windows = source_windows(
-                    view, chosen_items.kept, scorer.qvec, policy, cfg.source_passages
-                )
-                chosen_items.passages = windows
-                ordered = _order(chosen_items.kept, windows)
-                final = fit_budget(ordered, cfg.budget_tokens)
-                keep = {e.id for e in final}
-                step.add(final)
-                step.remove(_removed(trace, keep, chosen_items.dropped))
-                roles = Counter(e.meta.get("role") for e in chosen_items.kept)
-                step.notes.append(
-                    f"{len(chosen_items.kept)} of budget {policy.evidence_budget} kept "
-                    f"({', '.join(f'{n} {r}' for r, n in roles.items())}), "
-                    f"{len(chosen_items.restored)} restored to the floor "
-                    f"{policy.preservation_floor}, {len(windows)} source passages"
-                )
-                step.record(
-                    EvidenceSelection(
-                        kept=tuple(e.id for e in chosen_items.kept),
-                        dropped=tuple((e.id, why) for e, why in chosen_items.dropped),
-                        roles={e.id: str(e.meta.get("role")) for e in chosen_items.kept},
-                        passages=tuple(e.id for e in windows),
-                        restored=tuple(chosen_items.restored),
-                        over_tokens=tuple(e.id for e in ordered if e.id not in keep),
-                        budget=policy.evidence_budget,
-                    )
-                )
+            final, details = self.gather(query, trace)
             context = Context(final)
             with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
                 generation = generate(self.llm, query, context.render(), task, cfg.prompt_style)
                 step.record(Generation(generation.answer, generation.raw, cfg.prompt_style, task))
+        return Answer(
+            generation.answer,
+            context,
+            trace,
+            method=self.name,
+            raw=generation.raw,
+            retrieval_calls=1,
+            details=details,
+        )
+
+    def gather(self, query: str, trace: Trace) -> tuple[list[Evidence], MosaicDetails]:
+        """MOSAIC's context for ``query`` and its details: every stage before the answer
+        (policy → seed → traverse → stop → select), each recorded as a step of ``trace``."""
+        view, cfg = self.view, self.config
+        with trace.step("policy", mode="fixed" if self.policy else "analyzer") as step:
+            decision = self.decide(query)
+            policy = decision.policy
+            step.record(decision.payload("fixed" if self.policy else "analyzer"))
+            step.notes.append(f"policy {policy.label}")
+            if decision.fallback and self.policy is None:
+                step.notes.append("analyzer output unusable: default policy")
+            step.notes += [f"adjusted {a}" for a in decision.adjustments]
+        with trace.step("seed", seed_count=policy.seed_count) as step:
+            step.queries.append(query)
+            chosen = select_seeds(view, query, policy)
+            step.add(view.graph.entity_evidence(s.node, round(s.score, 4)) for s in chosen.seeds)
+            step.record(_seed_selection(chosen))
+        scorer = PathScorer(view, query, policy, chosen.seeds)
+        explorer = Explorer(view, scorer, chosen.seeds, policy, query)
+        while not explorer.done:
+            with trace.step(f"traverse:{len(explorer.records) + 1}", kind="traverse") as step:
+                record = explorer.advance()
+                step.add(_evidence(view, record.new_items))
+                step.record(_traversal_depth(view, record))
+                step.notes.append(
+                    f"{record.candidates} paths scored, {len(record.kept)} kept, "
+                    f"{len(record.pruned)} pruned; gain {record.gain:.2f}, "
+                    f"completeness {record.completeness:.2f}"
+                )
+                step.notes += [f"kept {p.line(view)}" for p in record.kept]
+        found = explorer.result()
+        with trace.step("stop") as step:
+            step.record(
+                ExplorationStop(
+                    reason=found.stop_reason,
+                    rounds=found.depth_reached,
+                    paths_evaluated=found.paths_evaluated,
+                    curve=tuple(found.curve),
+                )
+            )
+            step.notes.append(f"stopped: {found.stop_reason} at depth {found.depth_reached}")
+        with trace.step("select", budget=policy.evidence_budget) as step:
+            chosen_items = select(view, found, policy)
+            windows = source_windows(
+                view, chosen_items.kept, scorer.qvec, policy, cfg.source_passages
+            )
+            chosen_items.passages = windows
+            ordered = _order(chosen_items.kept, windows)
+            final = fit_budget(ordered, cfg.budget_tokens)
+            keep = {e.id for e in final}
+            step.add(final)
+            step.remove(_removed(trace, keep, chosen_items.dropped))
+            roles = Counter(e.meta.get("role") for e in chosen_items.kept)
+            step.notes.append(
+                f"{len(chosen_items.kept)} of budget {policy.evidence_budget} kept "
+                f"({', '.join(f'{n} {r}' for r, n in roles.items())}), "
+                f"{len(chosen_items.restored)} restored to the floor "
+                f"{policy.preservation_floor}, {len(windows)} source passages"
+            )
+            step.record(
+                EvidenceSelection(
+                    kept=tuple(e.id for e in chosen_items.kept),
+                    dropped=tuple((e.id, why) for e, why in chosen_items.dropped),
+                    roles={e.id: str(e.meta.get("role")) for e in chosen_items.kept},
+                    passages=tuple(e.id for e in windows),
+                    restored=tuple(chosen_items.restored),
+                    over_tokens=tuple(e.id for e in ordered if e.id not in keep),
+                    budget=policy.evidence_budget,
+                )
+            )
         details = MosaicDetails(
             policy=policy.to_dict(),
             label=policy.label,
@@ -176,15 +189,7 @@ class Mosaic:
             analyzer_fallback=decision.fallback and self.policy is None,
             adjustments=len(decision.adjustments),
         )
-        return Answer(
-            generation.answer,
-            context,
-            trace,
-            method=self.name,
-            raw=generation.raw,
-            retrieval_calls=1,
-            details=details,
-        )
+        return final, details
 
 
 def _seed_selection(chosen: ChosenSeeds) -> SeedSelection:

@@ -8,7 +8,10 @@
 - ``@family`` — the graph family read (``@openie``, ``@typed``, ``@hierarchical``) or, for ACE,
   the retrieval backbone (``@hirag``, ``@graphrag``);
 - ``>policy`` — one fixed exploration or context policy for every query: ``ace>gap+depth`` and
-  ``mosaic>narrow`` are other spellings of ``ace-fixed:gap+depth`` and ``mosaic-fixed:narrow``.
+  ``mosaic>narrow`` are other spellings of ``ace-fixed:gap+depth`` and ``mosaic-fixed:narrow``;
+  or an ACE method (``head[:variant]``, e.g. ``ace-full``, ``ace-fixed:gap+depth``) run over the
+  evidence of the method before the ``>`` (a composition: ``mosaic>ace-full``,
+  ``hipporag@hierarchical>ace-adaptive``).
 
 This module only splits and joins names; what each part means for a method is decided where
 the registry resolves the head (``ace_lab.registry.ace``, ``.arc``, ``.mosaic``).
@@ -22,9 +25,12 @@ from dataclasses import dataclass
 GRAMMAR = "head[:variant][@family][>policy]"
 _HEAD = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
 _ARG = r"[a-z0-9][a-z0-9+]*"
-_PARTS = {"head": _HEAD, "variant": _ARG, "family": r"[a-z]+", "policy": _ARG}
+#: A fixed policy (``gap+depth``, ``narrow``, ``12x3``) or a method's ``head[:variant]``.
+_POLICY = rf"{_ARG}|{_HEAD}(?::{_ARG})?"
+_PARTS = {"head": _HEAD, "variant": _ARG, "family": r"[a-z]+", "policy": _POLICY}
 _NAME = re.compile(
-    rf"(?P<head>{_HEAD})(?::(?P<variant>{_ARG}))?(?:@(?P<family>[a-z]+))?(?:>(?P<policy>{_ARG}))?"
+    rf"(?P<head>{_HEAD})(?::(?P<variant>{_ARG}))?(?:@(?P<family>[a-z]+))?"
+    rf"(?:>(?P<policy>{_POLICY}))?"
 )
 #: The separator written before each optional part.
 _SEPARATORS = (("variant", ":"), ("family", "@"), ("policy", ">"))

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.registry import ace, arc, mosaic
+from ace_lab.registry import ace, arc, auto, compose, mosaic
 from ace_lab.registry.baselines import BASELINE_SPECS
 from ace_lab.registry.method_spec import MethodSpec
 from ace_lab.registry.names import MethodName, parse
@@ -32,16 +32,20 @@ _RESOLVERS: tuple[tuple[Callable[[str], bool], Callable[[MethodName], MethodSpec
     (mosaic.is_mosaic, mosaic.resolve),
     (arc.is_arc, arc.resolve),
     (ace.is_ace, ace.resolve),
+    (auto.is_auto, auto.resolve),
 )
 
 
 def spec(name: str) -> MethodSpec:
     """The spec of ``name``: a registered method or any name of the grammar
     ``head[:variant][@family][>policy]`` (``ace-fixed:gap+depth``, ``arcrag:r3p5@openie``,
-    ``mosaic-budget-matched:12x2``, ``ace-adaptive@graphrag``, ``ace>gap+depth``)."""
+    ``mosaic-budget-matched:12x2``, ``ace-adaptive@graphrag``, ``ace>gap+depth``, and the
+    compositions ``mosaic>ace-full``, ``arcrag>ace-adaptive``)."""
     if name in REGISTRY:
         return REGISTRY[name]
     parts = parse(name)
+    if compose.is_composition(parts):  # source>ace-…: ACE over another method's evidence
+        return compose.resolve(parts, spec)
     for owns, resolve in _RESOLVERS:
         if owns(parts.head):
             return resolve(parts)

@@ -167,4 +167,4 @@ def payload_line(payload: StepPayload | None) -> str:
     return "" if payload is None else payload.line()
 
 
-from ace_lab.steps import ace, arc, mosaic  # noqa: E402,F401  (registers the method payloads)
+from ace_lab.steps import ace, arc, chooser, mosaic  # noqa: E402,F401  (registers the method payloads)

@@ -19,7 +19,7 @@ from ace_lab import viz
 from ace_lab.evidence import Answer, Context, Evidence, Step
 from ace_lab.retrieval import RetrievalGraph
 from ace_lab.steps import StepPayload
-from ace_lab.widgets.views import StepView, step_html, view_for
+from ace_lab.widgets.views import Groups, StepView, group_of, step_groups, step_html, view_for
 
 
 @dataclass
@@ -36,6 +36,7 @@ class Stage:
     seconds: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    group: str = ""  # the pass, subplan or depth the step belongs to (its report's STEP_GROUPS)
 
     @property
     def payload(self) -> StepPayload | None:
@@ -110,8 +111,11 @@ def _summary(step: Step, new: list[str]) -> str:
     return ", ".join(parts) or step.kind
 
 
-def stages(answer: Answer) -> list[Stage]:
-    """One stage per trace step, each with the evidence it added or removed and its cost."""
+def stages(answer: Answer, groups: Groups | None = None) -> list[Stage]:
+    """One stage per trace step, each with the evidence it added or removed, its cost and its
+    group (``groups``, default the method's ``STEP_GROUPS``: an ArcRAG pass and subplan, a
+    MOSAIC depth)."""
+    groups = step_groups(answer.method) if groups is None else groups
     out: list[Stage] = []
     seen: set[str] = set()
     for position, step in enumerate(answer.trace.steps):
@@ -122,7 +126,11 @@ def stages(answer: Answer) -> list[Stage]:
             shown = answer.trace.working_set(position + 1)
         removed = [(e.id, why) for e, why in step.removed]
         summary = _summary(step, new)
-        out.append(Stage(step.name, step.kind, summary, step, shown, new, removed, **_cost(step)))
+        group = group_of(step.payload, groups)
+        cost = _cost(step)
+        out.append(
+            Stage(step.name, step.kind, summary, step, shown, new, removed, group=group, **cost)
+        )
     return out
 
 
@@ -173,8 +181,13 @@ def print_stages(
 ) -> None:
     """Every stage in order, as text and tables (the widget-free stepper). With ``views`` (a
     method report's ``STEP_VIEWS``), a step whose payload type has a view also shows that
-    HTML fragment (``show`` gets an ``IPython.display.HTML``)."""
+    HTML fragment (``show`` gets an ``IPython.display.HTML``). Each new group (an ArcRAG pass
+    or subplan, a MOSAIC depth) is announced once."""
+    group = ""
     for stage in stages(answer):
+        if stage.group and stage.group != group:
+            print(f"\n----- {stage.group} -----")
+        group = stage.group or group
         print(f"\n=== {stage.name}: {stage.summary}")
         cost = f"{stage.seconds:.2f}s, {stage.input_tokens} in / {stage.output_tokens} out tokens"
         print(f"    cost: {cost}")

@@ -1,8 +1,10 @@
 """ipywidgets steppers: step through any method's answer with Back / Next, each step shown by
 its payload's line and its method report's view (``ace_lab.widgets.views``).
 
-:func:`stepper` pages through one answer; :func:`method_stepper` picks a question and a method
-by registry name (ACE, ArcRAG, MOSAIC or a baseline), runs it and pages through its trace;
+:func:`stepper` pages through one answer (all its steps, or one group of them: an ArcRAG
+pass or subplan, a MOSAIC depth, as the method's report groups its payloads);
+:func:`method_stepper` picks a question and a method by registry name (ACE, ArcRAG, MOSAIC or
+a baseline), runs it and pages through its trace;
 :func:`policy_stepper` is the same for ACE with Full / Adaptive / manual policy toggles. Methods
 are built through the registry (:func:`ace_lab.registry.make_method`), never by hand.
 """
@@ -49,21 +51,28 @@ def ace_method(graph: RetrievalGraph, llm: Any, mode: str = "adaptive", **toggle
     return make_method(ace_method_name(mode, **toggles), graph, llm)
 
 
-class _Pager:
-    """Back / Next over the stages of one answer, each shown in an output area."""
+class Pager:
+    """Back / Next over the stages of one answer, each shown in an output area; ``group``
+    narrows them to one ArcRAG pass or subplan, or one MOSAIC depth (the report's groups)."""
+
+    #: The group choice that shows every step.
+    ALL = "every step"
 
     def __init__(self) -> None:
         import ipywidgets as w
 
         self.stages: list[Stage] = []
+        self.shown: list[int] = []  # positions in ``stages`` of the chosen group's steps
         self.views: Views = {}
         self.back, self.forward = w.Button(description="◀"), w.Button(description="▶")
         self.position = w.IntSlider(min=0, max=0, description="step")
+        self.group = w.Dropdown(options=[self.ALL], value=self.ALL, description="steps of")
         self.out = w.Output()
         self.back.on_click(lambda _: self.move(-1))
         self.forward.on_click(lambda _: self.move(1))
         self.position.observe(self.show, names="value")
-        self.controls = w.HBox([self.back, self.position, self.forward])
+        self.group.observe(self.narrow, names="value")
+        self.controls = w.HBox([self.back, self.position, self.forward, self.group])
 
     def move(self, delta: int) -> None:
         self.position.value = min(self.position.max, max(0, self.position.value + delta))
@@ -71,7 +80,18 @@ class _Pager:
     def load(self, answer: Answer, views: Views | None = None) -> None:
         self.stages = stages(answer)
         self.views = step_views(answer.method) if views is None else views
-        self.position.max, self.position.value = max(len(self.stages) - 1, 0), 0
+        groups = list(dict.fromkeys(s.group for s in self.stages if s.group))
+        self.group.options = [self.ALL, *groups]
+        if self.group.value == self.ALL:
+            self.narrow()
+        else:
+            self.group.value = self.ALL  # narrows through the observer
+
+    def narrow(self, _: Any = None) -> None:
+        """Step through the chosen group's stages only (every stage for :attr:`ALL`)."""
+        chosen = self.group.value
+        self.shown = [i for i, s in enumerate(self.stages) if chosen in (self.ALL, s.group)]
+        self.position.max, self.position.value = max(len(self.shown) - 1, 0), 0
         self.show()
 
     def message(self, text: str) -> None:
@@ -82,13 +102,14 @@ class _Pager:
     def show(self, _: Any = None) -> None:
         from IPython.display import HTML, display
 
-        if not self.stages:
+        if not self.shown:
             self.message("press Run")
             return
-        stage = self.stages[self.position.value]
+        stage = self.stages[self.shown[self.position.value]]
         self.out.clear_output()
         with self.out:
-            print(f"{stage.name}: {stage.summary}")
+            where = f" [{stage.group}]" if stage.group else ""
+            print(f"{stage.name}{where}: {stage.summary}")
             print(f"{stage.seconds:.2f}s · {stage.input_tokens} in / {stage.output_tokens} out")
             display(HTML(step_html(stage.step, self.views, heading=False)))
             for item_id, why in stage.removed:
@@ -103,7 +124,7 @@ def stepper(answer: Answer, views: Views | None = None) -> Any:
     and the evidence it added or removed."""
     import ipywidgets as w
 
-    pager = _Pager()
+    pager = Pager()
     pager.load(answer, views)
     return w.VBox(
         [w.HTML(f"<b>{answer.method or 'answer'}</b>: {answer.text}"), pager.controls, pager.out]
@@ -121,7 +142,7 @@ def _question_picker(questions: Sequence[Any]) -> Any:
 
 
 def _runner(
-    pager: _Pager, graph: RetrievalGraph, llm: Any, question: Any, questions: Sequence[Any]
+    pager: Pager, graph: RetrievalGraph, llm: Any, question: Any, questions: Sequence[Any]
 ) -> Callable[[str], None]:
     """Run method ``name`` on the picked question and page through its trace."""
 
@@ -146,7 +167,7 @@ def method_stepper(
 
     question = _question_picker(questions)
     method = w.Combobox(options=list(methods), value=methods[0], description="method")
-    button, pager = w.Button(description="Run"), _Pager()
+    button, pager = w.Button(description="Run"), Pager()
     run = _runner(pager, graph, llm, question, questions)
     button.on_click(lambda _: run(method.value))
     pager.show()
@@ -164,7 +185,7 @@ def policy_stepper(graph: RetrievalGraph, llm: Any, questions: Sequence[Any]) ->
         name: w.Checkbox(value=True, description=name, indent=False)
         for name in ("gap", "depth", "breadth", "pruning")
     }
-    button, pager = w.Button(description="Run"), _Pager()
+    button, pager = w.Button(description="Run"), Pager()
     run = _runner(pager, graph, llm, question, questions)
 
     def on_run(_: Any) -> None:

@@ -5,7 +5,8 @@ giving an HTML fragment (ACE's gap plan, ArcRAG's Cypher attempts, MOSAIC's scor
 :func:`step_views` finds a method's views through the registry (its ``MethodSpec.report``);
 :func:`step_html` shows a step with the view of its payload's type (or of the nearest base
 class that has one), under the payload's one line, its repairs and notes. A step without a view
-still shows its line.
+still shows its line. A report's ``STEP_GROUPS`` (payload type → the step's group, e.g.
+``pass 2 · subplan 1`` or ``depth 3``) lets the stepper step through one pass or one depth.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from ace_lab.steps import StepPayload
 #: An HTML fragment for one step of a given payload type (a report's ``STEP_VIEWS`` value).
 StepView = Callable[[Step], str]
 Views = Mapping[type[StepPayload], StepView]
+#: The group (a pass, a subplan, a depth) of a step's payload (a report's ``STEP_GROUPS`` value).
+StepGroup = Callable[[StepPayload], str]
+Groups = Mapping[type[StepPayload], StepGroup]
 
 
 def step_views(method: str) -> dict[type[StepPayload], StepView]:
@@ -31,6 +35,24 @@ def step_views(method: str) -> dict[type[StepPayload], StepView]:
     except KeyError:
         return {}
     return dict(getattr(module, "STEP_VIEWS", {}) or {}) if module is not None else {}
+
+
+def step_groups(method: str) -> dict[type[StepPayload], StepGroup]:
+    """The ``STEP_GROUPS`` of ``method``'s report (ArcRAG: per pass and subplan; MOSAIC: per
+    depth); empty where the report defines none."""
+    try:
+        module = report(method)
+    except KeyError:
+        return {}
+    return dict(getattr(module, "STEP_GROUPS", {}) or {}) if module is not None else {}
+
+
+def group_of(payload: StepPayload | None, groups: Groups | None) -> str:
+    """The group of a step with ``payload`` (its type's, else its nearest base's); ""."""
+    if payload is None or not groups:
+        return ""
+    group = next((groups[c] for c in type(payload).__mro__ if c in groups), None)
+    return group(payload) if group is not None else ""
 
 
 def view_for(payload: StepPayload | None, views: Views | None) -> StepView | None:

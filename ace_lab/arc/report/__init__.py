@@ -22,7 +22,7 @@ from ace_lab.arc.report.results import (
     record_tokens,
     token_split,
 )
-from ace_lab.arc.report.steps import STEP_VIEWS
+from ace_lab.arc.report.steps import STEP_GROUPS, STEP_VIEWS
 from ace_lab.arc.report.tables import (
     attempts_table,
     chunk_scope,
@@ -42,6 +42,7 @@ from ace_lab.arc.report.views import (
 )
 
 __all__ = [
+    "STEP_GROUPS",
     "STEP_VIEWS",
     "arc_rows",
     "attempts_table",

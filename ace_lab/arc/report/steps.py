@@ -1,4 +1,5 @@
-"""One HTML fragment per ArcRAG step payload, for the stepper (``STEP_VIEWS``).
+"""One HTML fragment per ArcRAG step payload, for the stepper (``STEP_VIEWS``), and the pass
+and subplan each step belongs to (``STEP_GROUPS``: the stepper steps per pass and subplan).
 
 Each view reads only its step's payload (its type says what the stage decided) and escapes
 every piece of corpus or model text, so a fragment can be shown as it is. The stepper puts the
@@ -129,4 +130,30 @@ STEP_VIEWS: dict[type[StepPayload], Callable[[Step], str]] = {
     WitnessUpdate: witness_html,
     ArcGeneration: generation_html,
     SufficiencyCheck: sufficiency_html,
+}
+
+
+#: The payloads recorded once per pass of the loop.
+_PASS_PAYLOADS = (
+    ArcRetrieval,
+    InterfaceBuilt,
+    ArcPlan,
+    WitnessUpdate,
+    ArcGeneration,
+    SufficiencyCheck,
+)
+
+
+def pass_group(payload: StepPayload) -> str:
+    """The pass (and, for a Cypher execution, the subplan) a step of the loop belongs to."""
+    if isinstance(payload, CypherExecution):
+        return f"pass {payload.pass_index} · subplan {payload.subplan_index}"
+    if isinstance(payload, _PASS_PAYLOADS):
+        return f"pass {payload.pass_index}"
+    return ""
+
+
+#: Payload type → the stepper's group of a step that recorded it (per pass and subplan).
+STEP_GROUPS: dict[type[StepPayload], Callable[[StepPayload], str]] = {
+    kind: pass_group for kind in (*_PASS_PAYLOADS, CypherExecution)
 }

@@ -1,5 +1,7 @@
-"""GraphRAG-Bench's LLM-judged metrics: Answer Correctness, Coverage, Evidence Recall and
-Context Relevancy.
+"""GraphRAG-Bench's LLM-judged answer metrics: Answer Correctness and Coverage, each with the
+judge's verdict per statement (the judge's request helper and statement splitter are shared
+with :mod:`ace_lab.eval.graphragbench.attribution`: Evidence Recall, Context Relevancy and
+Faithfulness).
 
 Each follows the benchmark's public evaluation code, GraphRAG-Bench/GraphRAG-Benchmark
 ``Evaluation/metrics/`` (``answer_accuracy.py`` at commit 91ccd13, ``evidence_recall.py`` and
@@ -17,22 +19,15 @@ into statements by the judge (``grb_statements``); the judge then classifies the
 0.0 (the reference's ``except`` branch; an empty classification scores 0 there as well).
 ``similarity = (cos(e_answer, e_truth) + 1) / 2`` over the two texts' embeddings.
 
-**Evidence Recall** (``evidence_recall.py``): the contexts joined by newlines and cut to 20,000
-characters, the gold evidence statements and the question go to the judge (``grb_evidence_recall``),
-which labels each statement attributed (1) or not (0); recall = attributed / labelled items.
-Items without a 0/1 ``attributed`` are dropped; no valid item after the attempts gives NaN; an
-empty context gives 0.0.
-
-**Context Relevancy** (``context_relevance.py``): the judge rates the joined contexts (cut to
-20,000 characters) 0, 1 or 2 for the question (``grb_context_relevance``) twice; the score is the
-mean of the valid ratings / 2, NaN if neither is valid, 0.0 for a blank question or context and
-for a context that is the question (or a part of it).
-
 **Coverage** (``coverage.py``, ``compute_coverage_score``; Contextual Summarize and Creative
 Generation): the judge lists the facts of the ground truth (cut to 3,000 characters,
 ``grb_coverage_facts``), then labels each covered (1) or not (0) by the answer (cut to 3,000
 characters, ``grb_coverage``); coverage = covered / labelled. An empty ground truth gives 1.0; no
 facts, or no valid label, gives NaN. The reference tries these two calls three times each.
+
+Every result carries ``verdicts``: one ``{"statement", "verdict", "reason"}`` per judged item
+(ACC: each statement's class TP / FP / FN; Coverage: each reference fact's 1 / 0), so a stored
+number can be audited statement by statement.
 
 Deviations, all forced by the JSON-schema judge or chosen for determinism:
 
@@ -45,8 +40,6 @@ Deviations, all forced by the JSON-schema judge or chosen for determinism:
 * the evidence goes to the judge as a JSON list of the statements
   (:func:`ace_lab.data.graphragbench.split_evidence`); the reference formats the data set's
   ``evidence`` field into the prompt as it is;
-* the reference's second relevance rating repeats the same request; here it uses the next seed,
-  so a cached judge still gives two draws (identical at temperature 0 on most servers);
 * embeddings come from the configured :mod:`ace_lab.embed` model (the reference uses
   ``BAAI/bge-large-en-v1.5``), so similarities are on another scale.
 """
@@ -54,8 +47,6 @@ Deviations, all forced by the JSON-schema judge or chosen for determinism:
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -67,8 +58,6 @@ from ace_lab.prompts import load_prompt
 
 #: Weights of factuality and semantic similarity in Answer Correctness (the reference's).
 ACC_WEIGHTS = (0.75, 0.25)
-#: Context characters the retrieval judges read (the reference truncates to 20,000).
-MAX_CONTEXT_CHARS = 20_000
 #: Judge calls per request before the documented default (the reference's ``max_retries``).
 ATTEMPTS = 2
 #: Coverage's attempts and text cut (the reference: ``max_retries + 1`` tries, 3,000 chars).
@@ -92,20 +81,6 @@ class Classification(BaseModel):
     FN: list[Classified] = Field(default_factory=list)
 
 
-class Attribution(BaseModel):
-    statement: str
-    reason: str = ""
-    attributed: int
-
-
-class Attributions(BaseModel):
-    classifications: list[Attribution] = Field(default_factory=list)
-
-
-class Rating(BaseModel):
-    score: float
-
-
 class Facts(BaseModel):
     facts: list[str] = Field(default_factory=list)
 
@@ -126,7 +101,7 @@ def fbeta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
     return (1 + beta**2) * (precision * recall) / ((beta**2 * precision) + recall + 1e-10)
 
 
-def _json(
+def ask_json(
     llm: LLM,
     prompt: str,
     schema: type[BaseModel],
@@ -155,7 +130,7 @@ def statements(llm: LLM, question: str, text: str) -> tuple[list[str], bool]:
     """The judge's statements of ``text`` and whether the call fell back (to none)."""
     if not text.strip():
         return [], False
-    value, fallback = _json(
+    value, fallback = ask_json(
         llm,
         "grb_statements",
         Statements,
@@ -189,12 +164,13 @@ def answer_correctness(
     truth_st, failed = statements(llm, question, ground_truth)
     fallbacks += ["truth_statements"] if failed else []
     tp = fp = fn = 0
+    verdicts: list[dict[str, Any]] = []
     if weights[0] == 0:
         factuality = 0.0
     elif not answer_st and not truth_st:
         factuality = 1.0
     else:
-        verdict, failed = _json(
+        verdict, failed = ask_json(
             llm,
             "grb_correctness",
             Classification,
@@ -205,6 +181,11 @@ def answer_correctness(
         )
         fallbacks += ["classification"] if failed else []
         tp, fp, fn = len(verdict.TP), len(verdict.FP), len(verdict.FN)
+        verdicts = [
+            {"statement": item.statement, "verdict": label, "reason": item.reason}
+            for label, items in (("TP", verdict.TP), ("FP", verdict.FP), ("FN", verdict.FN))
+            for item in items
+        ]
         factuality = 0.0 if failed else fbeta(tp, fp, fn)
     similarity, model = 0.0, None
     if weights[1] != 0:
@@ -219,73 +200,20 @@ def answer_correctness(
         "fn": fn,
         "answer_statements": len(answer_st),
         "truth_statements": len(truth_st),
+        "verdicts": verdicts,
         "fallbacks": fallbacks,
         "judge_model": llm.model,
         "embed_model": model,
     }
 
 
-def _joined(contexts: Sequence[str] | str) -> str:
-    return contexts if isinstance(contexts, str) else "\n".join(contexts)
-
-
-def evidence_recall(
-    llm: LLM, question: str, contexts: Sequence[str] | str, evidence: Sequence[str]
-) -> dict[str, Any]:
-    """Share of the gold evidence statements the judge attributes to the contexts."""
-    context = _joined(contexts)
-    out: dict[str, Any] = {"judge_model": llm.model, "fallbacks": [], "labelled": 0}
-    if not context.strip():
-        return {**out, "evidence_recall": 0.0}
-    value, failed = _json(
-        llm,
-        "grb_evidence_recall",
-        Attributions,
-        Attributions(),
-        context=context[:MAX_CONTEXT_CHARS],
-        question=question,
-        evidence=json.dumps(list(evidence), ensure_ascii=False),
-    )
-    valid = [c.attributed for c in value.classifications if c.attributed in (0, 1)]
-    recall = sum(valid) / len(valid) if valid else NAN
-    fallbacks = ["attribution"] if failed else []
-    return {**out, "evidence_recall": recall, "labelled": len(valid), "fallbacks": fallbacks}
-
-
-def context_relevance(llm: LLM, question: str, contexts: Sequence[str] | str) -> dict[str, Any]:
-    """Mean of two 0–2 relevance ratings of the joined contexts, scaled to 0–1."""
-    context = _joined(contexts)
-    out: dict[str, Any] = {"judge_model": llm.model, "fallbacks": [], "ratings": []}
-    blank = not question.strip() or not context.strip()
-    if blank or context.strip() == question.strip() or context.strip() in question:
-        return {**out, "context_relevancy": 0.0}
-    ratings: list[float | None] = []
-    fallbacks = []
-    for draw in range(2):
-        value, failed = _json(
-            llm,
-            "grb_context_relevance",
-            Rating,
-            Rating(score=-1.0),
-            question=question,
-            context=context[:MAX_CONTEXT_CHARS],
-            seed=draw,
-            max_tokens=64,
-        )
-        valid = not failed and math.isfinite(value.score) and 0.0 <= value.score <= 2.0
-        ratings.append(value.score if valid else None)
-        fallbacks += [] if valid else [f"rating{draw + 1}"]
-    scores = [r / 2 for r in ratings if r is not None]
-    relevancy = sum(scores) / len(scores) if scores else NAN
-    return {**out, "context_relevancy": relevancy, "ratings": ratings, "fallbacks": fallbacks}
-
-
 def coverage_score(llm: LLM, question: str, answer: str, ground_truth: str) -> dict[str, Any]:
     """Share of the ground truth's facts (as the judge lists them) that the answer covers."""
     out: dict[str, Any] = {"judge_model": llm.model, "fallbacks": [], "facts": 0, "labelled": 0}
+    out["verdicts"] = []
     if not ground_truth.strip():
         return {**out, "coverage_score": 1.0}
-    listed, failed = _json(
+    listed, failed = ask_json(
         llm,
         "grb_coverage_facts",
         Facts,
@@ -298,7 +226,7 @@ def coverage_score(llm: LLM, question: str, answer: str, ground_truth: str) -> d
     fallbacks = ["facts"] if failed else []
     if not facts:
         return {**out, "coverage_score": NAN, "fallbacks": fallbacks}
-    value, failed = _json(
+    value, failed = ask_json(
         llm,
         "grb_coverage",
         Coverage,
@@ -317,4 +245,8 @@ def coverage_score(llm: LLM, question: str, answer: str, ground_truth: str) -> d
         "facts": len(facts),
         "labelled": len(valid),
         "fallbacks": fallbacks,
+        "verdicts": [
+            {"statement": c.statement, "verdict": c.attributed, "reason": ""}
+            for c in value.classifications
+        ],
     }

@@ -1,7 +1,7 @@
 """GraphRAG-Bench's figure: one metric per method and question type, with intervals.
 
 :func:`grb_figure` draws a :func:`~ace_lab.eval.graphragbench.store.grb_table` as grouped bars —
-one group per question type (the benchmark's order, then ``Overall``, weighted by query count),
+one group per question type (the benchmark's order, then our overall, weighted by query count),
 one bar per method — with the 95 % bootstrap interval as an error bar and each bar's ``n``
 under it, so a type answered by one question cannot pass for a measured difference. The judge
 and embedder are in the title. Without scores it draws a placeholder naming the command.
@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.data.graphragbench import QUESTION_TYPES
+from ace_lab.eval.graphragbench.scoring import OVERALL
 from ace_lab.eval.reporting.report import placeholder
 
 #: Axis labels of the metrics (the benchmark's names).
@@ -23,6 +24,7 @@ METRIC_LABELS = {
     "answer_correctness": "Answer Correctness (ACC)",
     "rouge_score": "ROUGE-L",
     "coverage_score": "Coverage",
+    "faithfulness": "Faithfulness",
     "evidence_recall": "Evidence Recall",
     "context_relevancy": "Context Relevancy",
 }
@@ -30,7 +32,12 @@ METRIC_LABELS = {
 
 def _types(part: pd.DataFrame) -> list[str]:
     present = set(part["type"])
-    return [t for t in (*QUESTION_TYPES, "Overall") if t in present]
+    return [t for t in (*QUESTION_TYPES, OVERALL) if t in present]
+
+
+def _tick(kind: str) -> str:
+    """An axis label: our overall row's long name on three lines."""
+    return "Overall\n(query-weighted,\nnot official)" if kind == OVERALL else kind
 
 
 def grb_figure(
@@ -70,7 +77,7 @@ def grb_figure(
                 ax.text(
                     x, 0.01, str(int(r["n"])), ha="center", va="bottom", fontsize=6, color="white"
                 )
-    ax.set_xticks(xs, types)
+    ax.set_xticks(xs, [_tick(t) for t in types])
     ax.set_ylim(0, 1)
     ax.set_ylabel(label)
     judge = ", ".join(sorted({str(j) for j in part["judge_model"].dropna()})) or "no judge"

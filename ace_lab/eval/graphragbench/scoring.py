@@ -8,22 +8,22 @@ Which metrics (GraphRAG-Bench/GraphRAG-Benchmark, ``Evaluation/generation_eval.p
 Fact Retrieval         ROUGE-L, Answer Correctness
 Complex Reasoning      ROUGE-L, Answer Correctness
 Contextual Summarize   Answer Correctness, Coverage
-Creative Generation    Answer Correctness, Coverage, (Faithfulness: not implemented)
+Creative Generation    Answer Correctness, Coverage, Faithfulness
 every type             Context Relevancy, Evidence Recall (retrieval evaluation)
 =====================  ==========================================================
 
-Faithfulness (Creative Generation only) is not implemented here; it is listed in
-:data:`GENERATION_METRICS` so a table can say so, and :func:`score_question` skips it. A question
-of a type the reference does not know gets only the retrieval metrics (the reference skips such
-types in its generation evaluation).
+A question of a type the reference does not know gets only the retrieval metrics (the reference
+skips such types in its generation evaluation). Each judged metric's per-statement verdicts are
+returned in the row's ``verdicts`` (metric → list of ``{"statement", "verdict", "reason"}``).
 
 The reference averages each metric per question type with ``np.nanmean``. :func:`summarize`
-reports those per-type means with a bootstrap interval, and an *overall* row weighted by query
-count: ``Σ_t n_t · mean_t / Σ_t n_t`` with ``n_t`` the type's questions with a valid (non-NaN)
+reports those per-type means with a bootstrap interval, and an *overall* row (:data:`OVERALL`:
+ours, the benchmark reports per type only) weighted by query count:
+``Σ_t n_t · mean_t / Σ_t n_t`` with ``n_t`` the type's questions with a valid (non-NaN)
 score, i.e. every valid question counts once whatever its type. ROUGE-L's overall therefore
 covers only the two types that use it. Every row names the judge (and embedding) model its
-numbers come from. Metric definitions: :mod:`ace_lab.eval.graphragbench.judge` and
-:mod:`ace_lab.eval.graphragbench.rouge`.
+numbers come from. Metric definitions: :mod:`ace_lab.eval.graphragbench.judge`,
+:mod:`ace_lab.eval.graphragbench.attribution` and :mod:`ace_lab.eval.graphragbench.rouge`.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ import pandas as pd
 from ace_lab.data import Question
 from ace_lab.data.graphragbench import QUESTION_TYPES
 from ace_lab.embed import Embedder
-from ace_lab.eval.graphragbench.judge import (
-    answer_correctness,
+from ace_lab.eval.graphragbench.attribution import (
     context_relevance,
-    coverage_score,
     evidence_recall,
+    faithfulness,
 )
+from ace_lab.eval.graphragbench.judge import answer_correctness, coverage_score
 from ace_lab.eval.graphragbench.rouge import rouge_score
 from ace_lab.eval.statistics import bootstrap_ci
 from ace_lab.evidence import Answer
@@ -63,11 +63,20 @@ IMPLEMENTED = (
     "answer_correctness",
     "rouge_score",
     "coverage_score",
+    "faithfulness",
     "evidence_recall",
     "context_relevancy",
 )
 #: Metrics read from a judge LLM (ROUGE-L needs no model at all).
-JUDGED = ("answer_correctness", "coverage_score", "evidence_recall", "context_relevancy")
+JUDGED = (
+    "answer_correctness",
+    "coverage_score",
+    "faithfulness",
+    "evidence_recall",
+    "context_relevancy",
+)
+#: The ``type`` of :func:`summarize`'s row over every type: ours, not the benchmark's.
+OVERALL = "Overall (query-weighted, not an official figure)"
 
 
 def metrics_for(question_type: str | None, include: Iterable[str] = IMPLEMENTED) -> list[str]:
@@ -96,6 +105,7 @@ def score_question(
     row: dict[str, Any] = {"id": question.id, "type": question.type, "judge_model": None}
     row["embed_model"] = None
     fallbacks: dict[str, list[str]] = {}
+    verdicts: dict[str, list[dict[str, Any]]] = {}
     for metric in metrics_for(question.type, include):
         if metric == "rouge_score":
             row[metric] = rouge_score(answer, gold)
@@ -107,6 +117,8 @@ def score_question(
             row["embed_model"] = detail["embed_model"]
         elif metric == "coverage_score":
             detail = coverage_score(llm, question.question, answer, gold)
+        elif metric == "faithfulness":
+            detail = faithfulness(llm, question.question, answer, contexts)
         elif metric == "evidence_recall":
             evidence = list(question.extra.get("evidence_statements", ()))
             detail = evidence_recall(llm, question.question, contexts, evidence)
@@ -116,7 +128,9 @@ def score_question(
         row["judge_model"] = detail["judge_model"]
         if detail["fallbacks"]:
             fallbacks[metric] = detail["fallbacks"]
+        verdicts[metric] = detail.get("verdicts", [])
     row["fallbacks"] = fallbacks
+    row["verdicts"] = verdicts
     return row
 
 
@@ -189,7 +203,7 @@ def summarize(scores: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFram
                 v for kind in per_type for v in _valid(frame.loc[frame["type"] == kind, metric])
             ]
             ci = bootstrap_ci(everything)
-            row = _row(metric, "Overall", ci, judge, embedder)
+            row = _row(metric, OVERALL, ci, judge, embedder)
             row["mean"] = weighted_overall(per_type)
             rows.append(row)
     return pd.DataFrame(rows, columns=_COLUMNS)

@@ -94,6 +94,16 @@ def judge_equivalence(
     decided = fast_path(prediction, golds)
     if decided is not None:
         return Verdict(decided[1], decided[0], **named)
+    equivalent, fell_back = ask_judge(llm, question, golds, prediction, tag=tag)
+    by: DecidedBy = "fallback" if fell_back else "judge"
+    return Verdict(equivalent, by, **named)
+
+
+def ask_judge(
+    llm: LLM, question: str, golds: Sequence[str], prediction: str, *, tag: str = "eval.semantic"
+) -> tuple[bool, bool]:
+    """The judge's own verdict, no fast path: ``(equivalent, fell back)`` (a fallback is
+    not equivalent). :func:`judge_equivalence` and the judge's calibration both call this."""
     result = llm.json(
         load_prompt("answer_equivalence").messages(
             question=question,
@@ -106,8 +116,7 @@ def judge_equivalence(
         temperature=0.0,
         max_tokens=MAX_TOKENS,
     )
-    by: DecidedBy = "fallback" if result.fallback else "judge"
-    return Verdict(result.value.equivalent, by, **named)
+    return result.value.equivalent, result.fallback
 
 
 def _key(row: dict[str, Any]) -> tuple[str, tuple[str, ...], str]:

@@ -22,12 +22,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from ace_lab.config import Settings
+from ace_lab.eval.judging.calibration import Calibration, cell, load_calibrations
 from ace_lab.eval.judging.equivalence import judge_equivalence, semantic_table
 from ace_lab.eval.studies.study import load_results, read_jsonl, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 #: method's records).
 SEMANTIC_FILE = "semantic/verdicts.jsonl"
 #: Columns of a stored verdict.
+#: The calibrated metric behind the semantic score (:mod:`ace_lab.eval.judging.calibration`).
+EQUIVALENCE = "semantic_equivalence"
 VERDICT_COLUMNS = ["method", "id", "answer", "semantic", "by", "judge_model", "judge_identity"]
 
 
@@ -118,13 +121,19 @@ def semantic_study(
 
 
 def semantic_report(
-    df: pd.DataFrame, verdicts: pd.DataFrame, methods: Sequence[str]
+    df: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    methods: Sequence[str],
+    calibrations: Mapping[str, Calibration] | None = None,
 ) -> pd.DataFrame:
     """Per method of ``methods`` with verdicts: n, EM, semantic accuracy, their agreement and
     the judge; ``judged`` / ``answers`` say how many of the method's current answers have a
     verdict (a verdict about an answer a record no longer holds does not count). An answer
     judged by several judges (another model, or another build of the same one: its identity
-    differs) counts once, with its latest verdict."""
+    differs) counts once, with its latest verdict. ``judge_calibration`` is the judge's
+    calibration accuracy on semantic equivalence and n, marked "judge uninformative" below the
+    threshold (``calibrations``: the committed ones by default;
+    :mod:`ace_lab.eval.judging.calibration`)."""
     rows = df[df["method"].isin(list(methods))].copy()
     rows["answer"] = [_answer(a) for a in rows["answer"]]
     rows = rows[rows["gold"].map(_has_gold).astype(bool)]
@@ -139,4 +148,8 @@ def semantic_report(
     table = semantic_table(joined.sort_values("method", key=lambda s: s.map(rank), kind="stable"))
     answers = rows.groupby("method")["id"].nunique()
     table.insert(1, "answers", [int(answers[m]) for m in table["method"]])
+    calibrations = load_calibrations() if calibrations is None else calibrations
+    table["judge_calibration"] = [
+        cell(EQUIVALENCE, calibrations, judge) for judge in table["judge_model"]
+    ]
     return table.rename(columns={"n": "judged"})

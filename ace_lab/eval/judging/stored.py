@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
+from ace_lab.eval.judging.calibration import Calibration, cell, load_calibrations
 from ace_lab.eval.judging.judge import CRITERIA, JudgeVerdict, PairVerdict, judge_pair, win_rates
 from ace_lab.eval.studies.study import (
     MANIFEST,
@@ -48,8 +49,21 @@ JUDGE_DIR = "judge"
 #: Criterion order of the preference tables: Overall first, as in the ACE / LightRAG tables.
 TABLE_CRITERIA: tuple[str, ...] = ("overall", *(c for c in CRITERIA if c != "overall"))
 #: The columns notebook 06 shows of :func:`preference_table` (the export keeps every column).
-PREFERENCE_VIEW = ["a", "b", "criterion", "n", "wins_a", "wins_b", "ties", "win_rate_a [95% CI]",
-                   "first_shown", "note"]  # fmt: skip
+PREFERENCE_VIEW = [
+    "a",
+    "b",
+    "criterion",
+    "n",
+    "wins_a",
+    "wins_b",
+    "ties",
+    "win_rate_a [95% CI]",
+    "first_shown",
+    "judge_calibration",
+    "note",
+]
+#: The calibrated metric behind these tables (:mod:`ace_lab.eval.judging.calibration`).
+PAIRWISE = "pairwise_preference"
 _SLICE_ID = re.compile(r"^(?P<dataset>.+)-n(?P<n>\d+)-s(?P<seed>\d+)$")
 
 
@@ -265,6 +279,7 @@ def _missing_row(a: str, b: str, note: str) -> dict[str, Any]:
         "win_rate_b": float("nan"),
         "first_shown": float("nan"),
         "judge_model": "",
+        "judge_calibration": "",
         "note": note,
     }
 
@@ -277,7 +292,10 @@ def _shared_count(study: str, a: str, b: str, settings: Settings | None) -> int 
 
 
 def preference_table(
-    study: str, pairs: Sequence[Sequence[str]], settings: Settings | None = None
+    study: str,
+    pairs: Sequence[Sequence[str]],
+    settings: Settings | None = None,
+    calibrations: Mapping[str, Calibration] | None = None,
 ) -> pd.DataFrame:
     """Win rates of ``a`` over ``b`` per criterion (Overall first) for each pair, with n.
 
@@ -285,7 +303,11 @@ def preference_table(
     win for each side; ``win_rate_b = 1 - win_rate_a``). A pair without verdicts is a single
     row whose ``note`` says which command makes them (``ace-lab run`` first when the study
     lacks either method's answers); a partly judged pair notes how many questions are left.
+    ``judge_calibration`` is the judge's calibration accuracy on pairwise preference and n,
+    marked "judge uninformative" below the threshold (``calibrations``: the committed ones by
+    default; :mod:`ace_lab.eval.judging.calibration`).
     """
+    calibrations = load_calibrations() if calibrations is None else calibrations
     rows: list[dict[str, Any]] = []
     for pair in pairs:
         a, b = (str(m) for m in pair)
@@ -324,6 +346,7 @@ def preference_table(
                     "win_rate_b": 1.0 - float(rate["win_rate_a"]),
                     "first_shown": float(rate["first_shown"]),
                     "judge_model": ", ".join(models),
+                    "judge_calibration": cell(PAIRWISE, calibrations, ", ".join(models)),
                     "note": note,
                 }
             )
@@ -333,7 +356,8 @@ def preference_table(
 def preference_by_variant(preferences: pd.DataFrame, label: str = "variant (b)") -> pd.DataFrame:
     """A :func:`preference_table` of one ``a`` against several ``b`` as one row per ``b``:
     n, the win rate of ``a`` per criterion, and ``first_shown`` averaged over criteria (the
-    judge's position bias). Pairs without verdicts are left out; empty when none has any.
+    judge's position bias) and the judge's calibration. Pairs without verdicts are left out;
+    empty when none has any.
     """
     judged = preferences[preferences["n"] > 0]
     if judged.empty:
@@ -343,6 +367,9 @@ def preference_by_variant(preferences: pd.DataFrame, label: str = "variant (b)")
     ).reset_index()
     wide.insert(1, "n", judged.groupby("b", sort=False)["n"].max().to_numpy())
     wide["first_shown"] = judged.groupby("b", sort=False)["first_shown"].mean().to_numpy()
+    if "judge_calibration" in judged:
+        calibration = judged.groupby("b", sort=False)["judge_calibration"].first()
+        wide["judge_calibration"] = calibration.to_numpy()
     return wide.rename(columns={"b": label})
 
 

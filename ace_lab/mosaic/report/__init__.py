@@ -38,6 +38,7 @@ from ace_lab.mosaic.report.runs import (
     study_records,
     with_family,
 )
+from ace_lab.mosaic.report.steps import STEP_GROUPS
 from ace_lab.mosaic.report.stopping import stopping_curve, stopping_figure
 from ace_lab.mosaic.report.views import STEP_VIEWS
 
@@ -46,6 +47,7 @@ __all__ = [
     "MOSAIC_COMPARISON",
     "POLICY_FIELDS",
     "REFERENCE",
+    "STEP_GROUPS",
     "STEP_VIEWS",
     "MethodRuns",
     "budget_matched_name",

@@ -1,10 +1,13 @@
-"""The typed payloads of a MOSAIC trace, found by type (never by step name)."""
+"""The typed payloads of a MOSAIC trace, found by type (never by step name), and the depth
+each traversal step belongs to (``STEP_GROUPS``: the stepper steps per depth)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from ace_lab.steps import StepPayload
+from ace_lab.steps.mosaic import TraversalDepth
 from ace_lab.trace import Trace
 
 P = TypeVar("P", bound=StepPayload)
@@ -22,3 +25,12 @@ def payload(trace: Trace, kind: type[P]) -> P | None:
     """The first payload of type ``kind`` in ``trace`` (None when no step recorded one)."""
     found = payloads(trace, kind)
     return found[0] if found else None
+
+
+def depth_group(payload: StepPayload) -> str:
+    """The depth of the beam search a traversal step explored."""
+    return f"depth {payload.depth}" if isinstance(payload, TraversalDepth) else ""
+
+
+#: Payload type → the stepper's group of a step that recorded it (per depth).
+STEP_GROUPS: dict[type[StepPayload], Callable[[StepPayload], str]] = {TraversalDepth: depth_group}

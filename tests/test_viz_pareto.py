@@ -1,0 +1,32 @@
+"""The Pareto front of accuracy against input tokens, and its single-column figure."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ace_lab.viz.pareto import COLUMN_SIZE, pareto_front, plot_pareto
+
+
+def test_front_keeps_only_undominated_points_cheapest_first():
+    accuracy = [0.5, 0.4, 0.6, 0.3, 0.6]
+    tokens = [1000, 500, 3000, 800, 4000]
+    # 0.3 @ 800 is beaten by 0.4 @ 500; 0.6 @ 4000 by 0.6 @ 3000
+    assert pareto_front(accuracy, tokens) == [1, 0, 2]
+
+
+def test_exact_ties_keep_one_point():
+    assert pareto_front([0.5, 0.5], [100, 100]) == [0]
+
+
+def test_figure_is_single_column_with_the_front_named():
+    points = pd.DataFrame(
+        {"method": ["a", "b", "c"], "accuracy": [0.5, 0.4, 0.2], "tokens": [900, 400, 800]}
+    )
+    chooser = pd.DataFrame({"accuracy": [0.45, 0.5], "tokens": [500, 900]})
+    fig = plot_pareto(points, title="t", metric="F1", chooser=chooser, oracle=(0.7, 600))
+    ax = fig.axes[0]
+    assert tuple(fig.get_size_inches()) == COLUMN_SIZE
+    assert sorted(t.get_text() for t in ax.texts) == ["a", "b"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["auto (CV, over λ)", "oracle"]
+    plt.close(fig)
