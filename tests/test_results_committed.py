@@ -259,6 +259,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
 OWN_CHECK = {
     "router": "tests/test_bench_router_accuracy.py",
     "serving": "tests/test_bench_llm_serving.py",
+    "chooser": "tests/test_eval_reporting_chooser.py",
 }
 
 
