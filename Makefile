@@ -10,7 +10,8 @@ SMOKE_TIER ?= smollm135m
 # three traced questions, so neither waits on the model with the default parameters. CI runs
 # every notebook with its smoke parameters, replaying their archived responses where recorded.
 # Notebook 09 explores one question live: its default run calls the model and commits nothing,
-# so `make reproduce` runs it on its replayed smoke parameters (into notebooks/executed/).
+# so `make reproduce` replays its smoke run (into notebooks/executed/; the archive was recorded
+# on the xllamacpp backend, part of each response's key).
 EXPLORERS := notebooks/09_what_if_explorer.ipynb
 NOTEBOOKS ?= $(filter-out $(EXPLORERS),$(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)))
 
@@ -49,7 +50,7 @@ unit: setup
 
 reproduce: setup models native
 	$(BIN)/python -m ace_lab.notebooks $(NOTEBOOKS)
-	ACE_LAB_LLM_REPLAY_ONLY=1 $(BIN)/python -m ace_lab.notebooks --smoke $(EXPLORERS)
+	ACE_LAB_LLM_BACKEND=xllamacpp ACE_LAB_LLM_REPLAY_ONLY=1 $(BIN)/python -m ace_lab.notebooks --smoke $(EXPLORERS)
 	$(BIN)/python -m ace_lab.eval.reporting.chooser  # the chooser's table, model and figures 09_*
 
 lab: setup models
