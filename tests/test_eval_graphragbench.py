@@ -304,8 +304,11 @@ def test_faithfulness_edge_cases(settings) -> None:
 
 
 def test_each_judged_metric_returns_its_verdicts_per_statement(settings) -> None:
-    classes = {"TP": [{"statement": "A1.", "reason": "same"}], "FP": [],
-               "FN": [{"statement": "G2.", "reason": "missing"}]}  # fmt: skip
+    classes = {
+        "TP": [{"statement": "A1.", "reason": "same"}],
+        "FP": [],
+        "FN": [{"statement": "G2.", "reason": "missing"}],
+    }
     labels = [{"statement": "e1", "reason": "named", "attributed": 1}]
     judge = Judge(
         grb_statements=_statements,
