@@ -52,6 +52,7 @@ reproduce: setup models native
 	$(BIN)/python -m ace_lab.notebooks $(NOTEBOOKS)
 	ACE_LAB_LLM_BACKEND=xllamacpp ACE_LAB_LLM_REPLAY_ONLY=1 $(BIN)/python -m ace_lab.notebooks --smoke $(EXPLORERS)
 	$(BIN)/python -m ace_lab.eval.reporting.chooser  # the chooser's table, model and figures 09_*
+	$(BIN)/python -m ace_lab.mosaic.report  # MOSAIC's counterfactuals (05_*), no model call
 
 lab: setup models
 	$(BIN)/jupyter lab notebooks/

@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/graph_scale.py [--sizes 1000 10000 100000] [--full] [--queries 5]
                                           [--methods naive hirag ...] [--no-tcp]
+    .venv/bin/python bench/graph_scale.py --load-only [--paths unwind bulk] [--sizes ...]
+    .venv/bin/python bench/graph_scale.py --out results/bench/graph_scale   # committed table
 
 Builds synthetic graphs with the shape of the committed ones (:mod:`bench.synthetic_graph`;
 no LLM, a hash embedder instead of MiniLM) at 10^3..10^5 nodes (``--full`` adds 10^6), then
@@ -21,6 +23,10 @@ Prints one table: method × size → ms per query, then load seconds and MB. Tar
 every method under 100 ms per query at 10^5 nodes and under 1 s at 10^6; load of 10^6 nodes
 under 60 s. A method whose warm-up query takes over ``--cap-s`` seconds is reported by one more
 query (its cost is the finding; timing four more would take minutes).
+
+``--load-only`` skips the methods and times only the typed graph's load, side by side per
+load path (``--paths``: ``unwind``, the Cypher batches; ``bulk``, ``GRAPH.BULK``), embedded and
+over TCP, each into a fresh graph, with the counts the store then holds.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import record
+from bench.graph_scale_results import save
 from bench.synthetic_graph import FAMILIES, HashEmbedder
 
 METHODS = ("naive", "hirag", "lightrag", "graphrag", "hipporag", "mosaic", "ace-full", "arcrag")
@@ -227,6 +235,9 @@ def time_store(tables: Any, url_text: str) -> dict[str, float]:
     started = time.perf_counter()
     store, close = open_graph_store(parse_store_url(url_text), tables, "bench/typed", replace=True)
     row: dict[str, float] = {"load_s": time.perf_counter() - started}
+    report = getattr(store, "last_load", None)
+    if report is not None:
+        print(f"  load {url_text}: {report.line()}", flush=True)
     try:
         info = store._db.connection.info("memory")
         row["MB"] = info["used_memory"] / 2**20
@@ -239,6 +250,73 @@ def time_store(tables: Any, url_text: str) -> dict[str, float]:
     return row
 
 
+def time_load(tables: Any, server_port: int | None, path: str, work: Path) -> dict[str, Any]:
+    """Load seconds, server MB and the counts held after loading ``tables`` through ``path``
+    into a fresh graph: embedded (``server_port`` None) or on the TCP server."""
+    from ace_lab.graph.store import EmbeddedFalkorDB, FalkorDBStore
+
+    if server_port is None:
+        store: Any = EmbeddedFalkorDB(Path(tempfile.mkdtemp(dir=work)), graph="g")
+    else:
+        store = FalkorDBStore.connect("127.0.0.1", server_port, graph=f"load_{path}")
+    store.bulk = path == "bulk"
+
+    def server_cpu() -> float:
+        info = store._db.connection.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    try:  # CPU seconds too: on a shared machine the wall clock mostly measures the others
+        started, cpu, server = time.perf_counter(), time.process_time(), server_cpu()
+        store.load(tables)
+        seconds = time.perf_counter() - started
+        client_cpu, server_cpu_s = time.process_time() - cpu, server_cpu() - server
+        mb = store._db.connection.info("memory")["used_memory"] / 2**20
+        started = time.perf_counter()  # the first reads: any work a load deferred shows here
+        nodes = store.read("MATCH (n) RETURN count(n) AS c", timeout_ms=120_000).rows[0]["c"]
+        edges = store.read("MATCH ()-[r]->() RETURN count(r) AS c", timeout_ms=120_000).rows[0]["c"]
+        count_ms = (time.perf_counter() - started) * 1000
+        if server_port is not None:
+            store._graph.delete()  # the next load starts from an empty server
+    finally:
+        store.close()
+    return {
+        "store": "embedded" if server_port is None else "tcp",
+        "path": store.last_load.path,
+        "load_s": round(seconds, 2),
+        "client_cpu_s": round(client_cpu, 2),
+        "server_cpu_s": round(server_cpu_s, 2),
+        "MB": round(mb, 1),
+        "nodes": nodes,
+        "edges": edges,
+        "count_ms": round(count_ms),
+    }
+
+
+def load_only(sizes: list[int], paths: list[str], tcp: bool) -> None:
+    """The typed graph's load per size × store × path (``--load-only``)."""
+    from ace_lab.eval.reporting.export import to_markdown
+
+    rows = []
+    work = Path(tempfile.mkdtemp(prefix="graph-load-"))
+    server = falkordb_server(work) if tcp else None
+    try:
+        for n in sizes:
+            started = time.perf_counter()
+            tables = FAMILIES["typed"](n)
+            print(f"{n:>9,} nodes: built in {time.perf_counter() - started:.1f} s", flush=True)
+            for port in [None] + ([server[1]] if server else []):
+                for path in paths:
+                    row = {"size": n, **time_load(tables, port, path, work)}
+                    rows.append(row)
+                    print(f"  {row}", flush=True)
+    finally:
+        if server:
+            server[0].terminate()
+            server[0].wait(timeout=10)
+        shutil.rmtree(work, ignore_errors=True)
+    print(to_markdown(pd.DataFrame(rows)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
@@ -247,8 +325,23 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--cap-s", type=float, default=10.0, help="time one query past this")
     parser.add_argument("--no-tcp", action="store_true", help="embedded store only")
+    parser.add_argument("--load-only", action="store_true", help="time the store's load only")
+    parser.add_argument(
+        "--paths", nargs="+", choices=("unwind", "bulk"), default=["unwind", "bulk"]
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="also write the table as committed results OUT.json/.csv/.md, merged by size "
+        "with an earlier file (bench/graph_scale_results.py)",
+    )
+    parser.add_argument("--note", default="", help="a note on the machine for OUT.json")
     args = parser.parse_args()
     sizes = args.sizes + ([1_000_000] if args.full else [])
+    run = record.Run(command=record.command_line(), machine=record.machine_note(args.note))
+    if args.load_only:
+        load_only(sizes, args.paths, tcp=not args.no_tcp)
+        return
 
     from ace_lab.eval.reporting.export import to_markdown
     from ace_lab.graph.seeds import build_seed_indexes
@@ -286,6 +379,9 @@ def main() -> None:
             server[0].wait(timeout=10)
         shutil.rmtree(work, ignore_errors=True)
     print(to_markdown(result_table(rows, stores)))
+    if args.out:
+        save(args.out, rows, stores, run.finish())
+        print(f"wrote {args.out}.json, .csv, .md")
 
 
 def result_table(rows: dict[int, dict[str, float]], stores: list[dict]) -> pd.DataFrame:

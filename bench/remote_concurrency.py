@@ -28,6 +28,7 @@ machine the k=1 wall time carries every thread wake-up in series, so a speed-up 
 
     .venv/bin/python bench/remote_concurrency.py            # 0.3 s latency, about 2 minutes
     .venv/bin/python bench/remote_concurrency.py --full     # 1 s latency, about 6 minutes
+    .venv/bin/python bench/remote_concurrency.py --full --out results/bench/remote_concurrency
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import hashlib
 import json
 import logging
 import math
-import os
 import re
 import socket
 import sqlite3
@@ -56,6 +56,8 @@ if str(ROOT) not in sys.path:
 from ace_lab.config import LLMSettings, Settings  # noqa: E402
 from ace_lab.data import Chunk, load_dataset  # noqa: E402
 from ace_lab.llm import LLM  # noqa: E402
+from bench import record  # noqa: E402
+from bench.remote_concurrency_report import report_parts  # noqa: E402
 from tests.reliability.fault_proxy import FakeUpstream, canonical, expected_answer  # noqa: E402
 from tests.reliability.faulty_endpoint import toy_graph  # noqa: E402
 
@@ -302,11 +304,23 @@ def main(argv: list[str] | None = None) -> int:
         help="folder for the builds' and runs' files (default: tmpfs, so that another "
         "process's disk load does not enter the build's per-record fsync)",
     )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="also write the table as committed results: OUT.json, OUT.csv, OUT.md "
+        "(e.g. results/bench/remote_concurrency)",
+    )
+    parser.add_argument("--note", default="", help="a note on the machine for OUT.json")
     args = parser.parse_args(argv)
     latency = args.latency if args.latency is not None else (1.0 if args.full else 0.3)
+    run_info = record.Run(
+        command=record.command_line(
+            None if argv is None else ["bench/remote_concurrency.py", *argv]
+        ),
+        machine=record.machine_note(args.note),
+    )
 
     logging.getLogger("ace_lab.llm.client").setLevel(logging.ERROR)  # the 429s are counted
-    load = os.getloadavg()
     graph = toy_graph()
     rows: list[dict[str, Any]] = []
     failures: list[str] = []
@@ -355,25 +369,20 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 print(f"  {what:5} k={k:<3} {out['wall']:7.2f} s  peak {endpoint.peak}", flush=True)
 
+    settings = {"latency_s": latency, **{k: v for k, v in vars(args).items() if k != "out"}}
+    header, table, checks = report_parts(rows, settings, failures)
+    run_info.finish()
+    print(f"\n{header}\n")
+    print("\n".join(table))
     print(
-        f"\nlatency {latency:g} s/request, {args.faults:.0%} 429 (Retry-After "
-        f"{args.retry_after:g} s), {args.chunks} chunks (OpenIE joint, 1 call each), "
-        f"{args.questions} questions (NaiveRAG, 1 call each); files in {args.tmp or 'tmp'}\n"
+        f"load average (1 min): {run_info.load_start[0]:.1f} at the start, "
+        f"{run_info.load_end[0]:.1f} at the end"
     )
-    print(
-        "| what | n | in flight | wall s | latency floor s | CPU s | speed-up | ideal | peak "
-        "| 429s | records | cache rows |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(
-            f"| {r['what']} | {r['n']} | {r['k']} | {r['wall']:.2f} | {r['floor']:.1f} | "
-            f"{r['cpu']:.1f} | "
-            f"{r['speedup']:.1f}x | {r['ideal']:.1f}x | {r['peak']} | {r['429']} | "
-            f"{r['records']} | {r['cache']} |"
-        )
-    print(f"load average (1 min): {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
-    print("\nchecks: " + ("all held" if not failures else "FAILED: " + "; ".join(failures)))
+    print(f"\n{checks}")
+    if args.out:
+        text = "\n".join([header, "", *table, "", checks])
+        record.write(args.out, rows, text, [run_info], settings=settings, failures=failures)
+        print(f"wrote {args.out}.json, .csv, .md")
     return 1 if failures else 0
 
 

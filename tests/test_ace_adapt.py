@@ -47,3 +47,23 @@ def test_budget_drops_lowest_priority_first(embedder):
     kept = [e.id for e in adapted.kept]
     assert "e" in kept and len(kept) < len(items)
     assert all("token budget" in why for _, why in adapted.dropped)
+
+
+def test_semantic_pruning_and_report_dropping_act_independently(embedder):
+    items = _bridge_items()
+    full = full_policy("qa")
+
+    def dropped(policy, threshold: float = 0.99) -> dict[str, str]:
+        config = AdaptConfig(prune_threshold=threshold)  # 0.99: every unprotected item is pruned
+        adapted = adapt(items, policy, ["lighthouse keeper"], embedder, config)
+        return {e.id: why.split(":")[0] for e, why in adapted.dropped}
+
+    assert dropped(full) == {"d": "semantic pruning", "com:1": "qa profile"}
+    # reports kept: the report is an item like any other, pruned only for its similarity
+    keep = full.without("report-drop")
+    assert dropped(keep) == {"d": "semantic pruning", "com:1": "semantic pruning"}
+    assert dropped(keep, threshold=-1.0) == {}
+    # pruning off, reports still dropped
+    assert dropped(full.without("semantic-pruning")) == {"com:1": "qa profile"}
+    assert dropped(full.without("pruning")) == {}  # ace-wo-pruning: both halves off
+    assert dropped(full, threshold=-1.0) == {"com:1": "qa profile"}

@@ -81,8 +81,16 @@ def test_router_confusion_counts_labels_per_type_in_the_papers_order():
     labels = pd.Series(["CHAIN", "CONTRAST", "CONTRAST", "CHAIN", None, "POINT", "CHAIN"], ids)
     table = analysis.router_confusion(types, labels)
     assert list(table.columns) == [
-        "type", "proxy", "n", "POINT", "CONTRAST", "CHAIN", "OVERVIEW", "(none)", "correct",
-    ]  # fmt: skip
+        "type",
+        "proxy",
+        "n",
+        "POINT",
+        "CONTRAST",
+        "CHAIN",
+        "OVERVIEW",
+        "(none)",
+        "correct",
+    ]
     assert list(table["type"]) == ["comparison", "2hop", "3hop1", "bridge", "(none)", "odd"]
     rows = table.set_index("type")
     assert rows.loc["bridge", ["n", "CONTRAST", "CHAIN", "correct"]].tolist() == [2, 1, 1, 1]

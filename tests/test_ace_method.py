@@ -126,3 +126,40 @@ def test_every_stage_records_a_typed_payload_and_the_details_round_trip(settings
     restored = from_record(json.loads(json.dumps(to_record(answer.details))))
     assert isinstance(restored, AceDetails) and restored.columns() == answer.details.columns()
     assert set(answer.details.columns()) == {"policy", "topology", "router", "plan"}
+
+
+class _WideSource:
+    """An evidence source with far more relevant evidence than any budget admits."""
+
+    name, base_mode = "wide", "hi"
+
+    def base(self, query: str, task: str, trace: object) -> list:
+        return self._passages("base", 30)
+
+    def differential(self, query: str, branch: str) -> tuple[str, list]:
+        return f"hi_{branch}", self._passages(branch, 10)
+
+    @staticmethod
+    def _passages(prefix: str, n: int) -> list:
+        from ace_lab.evidence import Evidence
+
+        text = "The Tidal Lantern Museum in Brinemouth keeps the old harbour lantern. " * 5
+        return [Evidence(f"{prefix}{i}", "passage", f"{i}: {text}") for i in range(n)]
+
+
+def test_the_shared_budget_variant_keeps_the_context_within_1500_tokens(settings, embedder):
+    from ace_lab.ace.method import AceGraphRAG
+    from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
+    from ace_lab.registry import ace_config
+
+    llm = LLM(settings, client=ScriptedClient(ace_reply))
+    tokens = {}
+    for name in ("ace-full", "ace-full:b1500", "ace-adaptive:b1500", "ace-fixed:depth+b1500"):
+        ace = AceGraphRAG(_WideSource(), llm, ace_config(name), name=name, embedder=embedder)
+        answer = ace.answer("Where is the tidal lantern museum?")
+        assert answer.text == "Brinemouth"
+        tokens[name] = answer.context.tokens
+        dropped = answer.trace.find("adapt").payload.dropped
+        assert any("token budget" in why for _, why in dropped), name
+    assert CONTEXT_BUDGET_TOKENS < tokens["ace-full"] <= 2400  # today's budget admits more
+    assert all(tokens[n] <= CONTEXT_BUDGET_TOKENS for n in tokens if n.endswith("b1500"))

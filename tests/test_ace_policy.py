@@ -53,3 +53,34 @@ def test_full_policy_and_validation():
 def test_open_answers_adapt_with_the_qa_profile():
     assert [profile_for(t) for t in ("qa", "qfs", "open")] == ["qa", "qfs", "qa"]
     assert full_policy(profile_for("open")).profile == "qa"
+
+
+def test_pruning_and_report_dropping_are_two_switches_coupled_by_default():
+    full = full_policy()
+    assert full.drop_reports is None and full.reports_dropped  # coupled: follows pruning
+    assert not full.without("pruning").reports_dropped  # the paper's switch: both halves
+    assert full.without("pruning") == ContextPolicy(pruning=False)
+    semantic = full.without("semantic-pruning")
+    assert (semantic.pruning, semantic.reports_dropped) == (False, True)
+    assert semantic.label == "gap+depth+breadth+dropreports"
+    reports = full.without("report-drop")
+    assert (reports.pruning, reports.reports_dropped) == (True, False)
+    assert reports.label == "gap+depth+breadth+prune+keepreports"
+    assert reports.without("semantic-pruning") == full.without("pruning")
+    # a report switch equal to pruning is the coupled default, spelt one way
+    assert ContextPolicy(pruning=True, drop_reports=True) == full
+    assert ContextPolicy(pruning=False, drop_reports=False).drop_reports is None
+    with pytest.raises(ValueError, match="cannot remove"):
+        full.without("reports")
+
+
+def test_split_labels_round_trip_and_redundant_tokens_are_refused():
+    for label in ("gap+depth+breadth+prune+keepreports", "depth+dropreports", "gap+breadth"):
+        assert parse_policy(label).label == label
+    assert parse_policy("depth+dropreports").reports_dropped
+    for bad in ("depth+keepreports", "depth+prune+dropreports", "prune+keepreports+dropreports"):
+        with pytest.raises(ValueError, match="cannot parse policy"):
+            parse_policy(bad)
+    # the coupled policies' rows stay as they were; a split one says so
+    assert "drop_reports" not in full_policy().to_dict()
+    assert full_policy().without("report-drop").to_dict()["drop_reports"] is False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 
 from ace_lab.ace.report import figures, tables
@@ -44,3 +45,12 @@ def test_router_figure_shares_and_changes():
     empty = figures.router_figure({}, {}, commands=("make a", "make b"))
     texts = [ax.texts[0].get_text() for ax in empty.axes]
     assert "make a" in texts[0] and "make b" in texts[1]
+
+
+def test_ablation_plot_places_rows_only_one_study_has():
+    df = synthetic_results()
+    plain = tables.ablation_report(df, "ace-full", ["ace-wo-gap"])
+    extra = df[df["method"] == "ace-full"].assign(method="ace-full:b1500")
+    more = tables.ablation_report(pd.concat([df, extra]), "ace-full", ["ace-wo-gap"])
+    fig = figures.ablation_plot([Panel("a", "m", plain), Panel("b", "m", more)])
+    assert _labels(fig.axes[0]) == [*plain["method"], "ace-full:b1500"]

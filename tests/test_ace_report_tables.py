@@ -98,8 +98,12 @@ def test_ablation_report_orders_rows_and_pairs_against_full():
     # ace-wo-gap is missing: a row marked missing, with no difference against Full.
     table = tables.ablation_report(df, "ace-full", ["ace-wo-gap"], "ace-adaptive")
     assert list(table["method"]) == [
-        "ace-full", "ace-wo-gap", "oracle best fixed", "shuffled router", "ace-adaptive",
-    ]  # fmt: skip
+        "ace-full",
+        "ace-wo-gap",
+        "oracle best fixed",
+        "shuffled router",
+        "ace-adaptive",
+    ]
     assert set(tables.ABLATION_VIEW) <= set(table.columns)
     rows = table.set_index("method")
     assert rows.loc["ace-full", "F1 [95% CI]"].startswith("0.667 [")
@@ -120,8 +124,11 @@ def test_router_confusion_and_accuracy_from_a_studys_records():
     df.loc[adaptive, "type"] = ["bridge", "comparison", "comparison", "bridge", "2hop", None]
     confusion = tables.router_confusion(df).set_index("type")
     assert confusion.loc["comparison", ["n", "POINT", "CONTRAST", "correct"]].tolist() == [
-        2, 1, 1, 1,
-    ]  # fmt: skip
+        2,
+        1,
+        1,
+        1,
+    ]
     assert confusion.loc["bridge", ["POINT", "CHAIN", "correct"]].tolist() == [1, 1, 1]
     assert confusion.loc["2hop", ["OVERVIEW", "correct"]].tolist() == [1, 0]
     accuracy = tables.router_accuracy(df).iloc[0]
@@ -148,10 +155,14 @@ def test_several_routers_each_get_their_own_shuffled_control():
     assert wanted[:4] == ["ace-full", "ace-wo-gap", *adaptives] and len(set(wanted)) == len(wanted)
     table = tables.ablation_report(df, "ace-full", ["ace-wo-gap"], adaptives)
     assert list(table["method"]) == [
-        "ace-full", "ace-wo-gap", "oracle best fixed",
-        "shuffled router (ace-adaptive)", "ace-adaptive",
-        "shuffled router (ace-adaptive-fewshot)", "ace-adaptive-fewshot",
-    ]  # fmt: skip
+        "ace-full",
+        "ace-wo-gap",
+        "oracle best fixed",
+        "shuffled router (ace-adaptive)",
+        "ace-adaptive",
+        "shuffled router (ace-adaptive-fewshot)",
+        "ace-adaptive-fewshot",
+    ]
     rows = table.set_index("method")
     assert "of ace-adaptive's topologies" in rows.loc["shuffled router (ace-adaptive)", "note"]
     # One label for every question: permuting it changes nothing, so the spread is zero.
@@ -170,3 +181,47 @@ def test_router_confusions_stack_one_block_per_router():
     fewshot = stacked[stacked["method"] == "ace-adaptive-fewshot"]
     assert fewshot["CHAIN"].sum() == fewshot["n"].sum() and fewshot["POINT"].sum() == 0
     assert tables.router_confusions(df, []).columns.tolist() == ["method"]
+
+
+def _with_runs(df: pd.DataFrame, copies: dict[str, str]) -> pd.DataFrame:
+    """``df`` plus runs named by ``copies``' keys, each a copy of the run of its value."""
+    added = [df[df["method"] == src].assign(method=name) for name, src in copies.items()]
+    return pd.concat([df, *added], ignore_index=True)
+
+
+def test_split_ablations_and_shared_budget_runs_get_rows_only_when_recorded():
+    df = synthetic_results()
+    plain = tables.ablation_report(df, "ace-full", ["ace-wo-gap"], "ace-adaptive")
+    assert "budget" not in plain and tables.ablation_view(plain) == tables.ABLATION_VIEW
+    more = _with_runs(
+        df,
+        {
+            "ace-wo-report-drop": "ace-full",
+            "ace-full:b1500": "hirag",
+            "ace-wo-report-drop:b1500": "hirag",
+            "ace-adaptive:b1500": "ace-adaptive",
+        },
+    )
+    table = tables.ablation_report(more, "ace-full", ["ace-wo-gap"], "ace-adaptive")
+    assert list(table["method"]) == [
+        "ace-full",
+        "ace-wo-gap",
+        "ace-wo-report-drop",
+        "ace-full:b1500",
+        "ace-wo-report-drop:b1500",
+        "oracle best fixed",
+        "shuffled router",
+        "ace-adaptive",
+        "ace-adaptive:b1500",
+    ]
+    rows = table.set_index("method")
+    assert tables.ablation_view(table)[:2] == ["method", "budget"]
+    assert rows.loc["ace-full", "budget"] == 2400 and rows.loc["ace-full:b1500", "budget"] == 1500
+    assert pd.isna(rows.loc["oracle best fixed", "budget"])
+    # Full-ACE at 1,500 is paired against Full-ACE; the other 1,500 runs against it
+    assert rows.loc["ace-full:b1500", "ΔF1 vs Full"].startswith("-0.333 [")
+    assert rows.loc["ace-wo-report-drop:b1500", "ΔF1 vs Full"].startswith("+0.000 [")
+    assert rows.loc["ace-wo-report-drop", "ΔF1 vs Full"].startswith("+0.000 [")
+    assert rows.loc["ace-adaptive:b1500", "ΔF1 vs Full"].startswith("+0.333 [")
+    # the oracle chooses among runs at Full-ACE's budget only (as before: 5 candidates + 1)
+    assert rows.loc["oracle best fixed", "note"].endswith("(best of 6 in hindsight)")

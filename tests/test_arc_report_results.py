@@ -148,3 +148,22 @@ def test_cypher_quality_weights_by_attempts(records):
     assert quality.loc["arcrag:r1p1", "valid"] == pytest.approx(5 / 8)
     assert quality.loc["arcrag:r1p1", "first_acceptable"] == 0.0
     assert quality.loc["direct-cypher@openie", "family"] == "openie"
+
+
+def test_strict_is_its_own_line_of_the_grid(records):
+    rows = records.to_dict("records") + [_record("arcrag:strict+r1p1", 0.0, id=i) for i in "ab"]
+    grid = arc_results.budget_grid(pd.DataFrame(rows))
+    cells = grid.set_index(["configuration", "retries", "passes"])
+    assert cells.loc[("arcrag:strict", 1, 1), "EM"] == 0.0  # not pooled with arcrag:r1p1
+    assert cells.loc[("arcrag", 1, 1), "EM"] == 0.5
+    assert arc_results.configuration("arcrag:r3p5@openie") == "arcrag"
+
+
+def test_cypher_quality_shows_where_the_context_came_from_once_records_say(records):
+    assert "context_from_model" not in arc_results.cypher_quality(records)  # old tables stay
+    origin = {"context_from_model": 0.25, "context_from_template": 0.75}
+    rows = records.to_dict("records")
+    rows[0]["stats"] = rows[0]["stats"] | origin | {"context_from_fallback": 0.0}
+    quality = arc_results.cypher_quality(pd.DataFrame(rows)).set_index("method")
+    assert quality.loc["arcrag:r1p1", "context_from_template"] == 0.75  # over records that say
+    assert math.isnan(quality.loc["direct-cypher@openie", "context_from_model"])

@@ -19,6 +19,7 @@ from ace_lab.steps import StopDecision
 from ace_lab.steps.arc import (
     ArcAnchor,
     ArcDetails,
+    ArcGeneration,
     ArcPass,
     ArcPlan,
     ArcRetrieval,
@@ -30,6 +31,7 @@ from ace_lab.steps.arc import (
     SchemaView,
     SufficiencyCheck,
 )
+from ace_lab.trace import Step
 from tests.conftest import ARC_QUESTION, ScriptedClient, arc_reply
 
 EVIL = "<script>alert(1)</script>"
@@ -327,3 +329,14 @@ def test_every_step_of_a_run_has_an_escaped_stepper_view(settings, typed_graph):
     assert shown == set(report.STEP_VIEWS)  # a run exercises every view
     judged = next(s for s in answer.trace.steps if isinstance(s.payload, SufficiencyCheck))
     assert "&lt;script&gt;" in report.STEP_VIEWS[SufficiencyCheck](judged)
+
+
+def test_the_answer_view_says_where_each_context_item_came_from():
+    def shown(**fields) -> str:
+        payload = ArcGeneration(EVIL, EVIL, "task", "qa", 1, **fields)
+        return report.STEP_VIEWS[ArcGeneration](Step("generate:p1", payload=payload))
+
+    html = shown(context_ids=("c1", "c2"), sources=("model", "template"))
+    assert "template" in html and "c2" in html and "<script>" not in html
+    assert "context: c1" in shown(context_ids=("c1",))  # recorded before the sources were kept
+    assert "(empty)" in shown()

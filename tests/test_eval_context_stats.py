@@ -8,9 +8,11 @@ import pandas as pd
 
 from ace_lab.eval.metrics.context_stats import (
     CONTEXT_COLUMNS,
+    ORIGIN_COLUMNS,
     context_columns,
     format_compliance,
     mean,
+    origin_columns,
     with_context,
 )
 from tests.conftest import result_record
@@ -64,3 +66,15 @@ def test_with_context_adds_columns_per_method_row_and_leaves_others_empty():
     assert out.loc[0, "format_compliance"] == 0.5
     assert out.loc[1, list(CONTEXT_COLUMNS)].isna().all()
     assert list(table["context_tokens"]) == [1.0, 2.0]  # the input is not changed
+
+
+def test_origin_columns_average_the_records_that_carry_them():
+    origin = {"context_from_model": 0.5, "context_from_template": 0.5, "context_from_fallback": 0}
+    empty = dict.fromkeys(ORIGIN_COLUMNS, 0.0)  # an empty context: nothing came from anywhere
+    records = pd.DataFrame({"stats": [origin, empty, {"witness_edges": 1}, None]})
+    assert origin_columns(records) == {
+        "context_from_model": 0.25,
+        "context_from_template": 0.25,
+        "context_from_fallback": 0.0,
+    }
+    assert origin_columns(records.iloc[2:]) == {} and origin_columns(pd.DataFrame()) == {}

@@ -137,3 +137,19 @@ def test_figures_across_studies_and_from_committed_tables(results):
     assert FIGURES["cell"](results, ("toy-n4-s0/t", "share", "2", "method=b")) == "0.04"
     with pytest.raises(ValueError, match="0 rows match"):
         FIGURES["cell"](results, ("toy-n4-s0/t", "share", "pct", "method=c"))
+
+
+def test_a_committed_table_is_copied_as_a_block_and_a_stale_copy_is_detected(tmp_path):
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    table = "Regenerate with `python bench/x.py --out results/bench/x`.\n\n| k | s |\n|---|---:|\n"
+    (bench / "x.md").write_text(table + "| 1 | 2.50 |\n")
+    key = "table bench/x"
+    text = f"Before.\n<!-- {key}: begin -->\nold\n<!-- {key}: end -->\nAfter.\n"
+    fresh = regenerate(text, FIGURES, tmp_path)
+    assert f"<!-- {key}: begin -->\n{table}| 1 | 2.50 |\n<!-- {key}: end -->" in fresh
+    assert stale_parts(fresh, FIGURES, tmp_path) == []
+    (bench / "x.md").write_text(table + "| 1 | 3.10 |\n")  # the bench ran again
+    assert [line.split(":")[0] for line in stale_parts(fresh, FIGURES, tmp_path)] == [key]
+    with pytest.raises(ValueError, match="no committed table"):
+        regenerate("<!-- table bench/y: begin -->\n<!-- table bench/y: end -->", FIGURES, tmp_path)

@@ -221,8 +221,9 @@ def test_with_no_recorded_call_one_probe_prices_the_endpoint(settings) -> None:
     speed = table.attrs["throughput"]
     source = speed.source
     assert endpoint.calls == 1
-    # 28 tokens in about 50 ms: faster than the assumed rates, which take 0.9 s for them
-    assert speed.gen_tps > 10 * ASSUMED_GEN_TPS and speed.prompt_tps > 10 * ASSUMED_PROMPT_TPS
+    # 28 tokens in about 50 ms (more on a loaded machine): faster than the assumed rates,
+    # which take 0.9 s for them
+    assert speed.gen_tps > ASSUMED_GEN_TPS and speed.prompt_tps > ASSUMED_PROMPT_TPS
     assert table.loc[0, "hours"] == round(speed.seconds(16, 5600, 560) / 3600, 2)
     assert source.startswith(f"probe: 1 call of {REMOTE}#new cost 20 prompt + 8 generated")
     assert "probe: 1 call" in estimate_text(table)
@@ -250,3 +251,20 @@ def test_offline_the_estimate_falls_back_and_says_why(settings) -> None:
     local = throughput(settings)
     assert "no local server running to probe" in local.source
     assert not (settings.cache_dir / "llm_server").exists()
+
+
+def test_a_composition_never_run_is_priced_as_the_sum_of_its_parts(settings) -> None:
+    settings = settings.with_llm(serving=ServingOptions(backend="xllamacpp"))
+    for method, calls in (("mosaic", 2), ("ace-full", 5)):
+        rows = [
+            {"id": f"o{i}", "method": method, "llm_calls": calls, "input_tokens": 100 * calls,
+             "output_tokens": 10 * calls} for i in range(2)
+        ]  # fmt: skip
+        _write(settings.results_dir / "toy-n8-s0" / f"{method}.jsonl", rows)
+
+    table = estimate_study(["mosaic>ace-full", "hipporag>ace-full"], "toy", 8, settings=settings)
+    composed = table.set_index("method").loc["mosaic>ace-full"]
+    assert composed["LLM calls"] == 8 * 7 and composed["input tokens"] == 8 * 700
+    assert composed["cost from"].startswith("sum of parts, an upper bound: mosaic (toy-n8-s0)")
+    # a part without a recorded run leaves the composition unpriced
+    assert table.set_index("method").loc["hipporag>ace-full", "cost from"].startswith("no recorded")

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
+from typing import ClassVar
 
+from ace_lab.bounded import Bounded, bounded
 from ace_lab.eval.studies.identity import (
     RunIdentity,
     config_hash,
+    configuration_fields,
     identity_digest,
     method_configuration,
 )
@@ -54,3 +58,25 @@ def test_a_run_identity_names_the_model_and_configuration(settings):
     }
     assert identity.model == llm.model
     assert identity_digest("a") != identity_digest("b") and len(identity_digest("a")) == 8
+
+
+@dataclass(frozen=True)
+class _Inner(Bounded):
+    depth: int = bounded(2, lo=0, hi=9, help="how deep")
+    added: bool = bounded(True, help="a switch added later")
+
+    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = ("added",)
+
+
+@dataclass(frozen=True)
+class _Outer(Bounded):
+    inner: _Inner = bounded(factory=_Inner, help="nested")
+    later: str = bounded("old", choices=("old", "new"), help="added later")
+
+    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = ("later",)
+
+
+def test_switches_added_later_are_left_out_of_the_hash_while_at_their_default():
+    assert configuration_fields(_Outer()) == {"inner": {"depth": 2}}
+    changed = _Outer(inner=_Inner(added=False), later="new")
+    assert configuration_fields(changed) == {"inner": {"depth": 2, "added": False}, "later": "new"}

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS, ORIGIN_COLUMNS
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import tables
 from ace_lab.eval.statistics.exact import holm
@@ -174,7 +174,7 @@ def test_every_table_reports_context_size_recalls_and_format_compliance():
     assert main.loc["b", "passage_recall"] == 0.75 and main.loc["b", "provenance_recall"] == 0.75
     assert main.loc["a", "format_compliance"] == 0.5  # the summary has no answer tag to use
     assert main.loc["b", "format_compliance"] == 0.0
-    assert set(tables.MAIN_VIEW) <= {"method", *main.columns}
+    assert set(tables.MAIN_VIEW) - set(ORIGIN_COLUMNS) <= {"method", *main.columns}
 
     paired = tables.paired_tests(df, "a", ["b"]).iloc[0]
     assert paired["n"] == 2  # the summary has no F1, so only two questions pair
@@ -196,3 +196,15 @@ def test_coverage_table_reports_both_recalls_over_its_questions():
     assert cov.loc["a", "passage_recall"] == 0.25 and cov.loc["a", "provenance_recall"] == 0.75
     assert cov.loc["b", "passage_recall"] == 0.75
     assert list(cov.columns)[-1] == "initial"
+
+
+def test_main_tables_show_where_contexts_came_from_only_when_records_say():
+    df = synthetic_results()
+    assert not set(ORIGIN_COLUMNS) & set(tables.main_table(df).columns)  # old tables unchanged
+    origin = {"context_from_model": 0.2, "context_from_template": 0.8, "context_from_fallback": 0}
+    df["stats"] = [origin if m == "ace-full" else None for m in df["method"]]
+    main = tables.main_table(df, ["hirag", "ace-full"]).set_index("method")
+    assert main.loc["ace-full", "context_from_template"] == pytest.approx(0.8)
+    assert main.loc["hirag", list(ORIGIN_COLUMNS)].isna().all()  # an empty cell, not a zero
+    combined = tables.main_table_by_dataset({"HotpotQA": main.reset_index()}, ["ace-full"])
+    assert combined.loc[0, "HotpotQA context_from_model"] == pytest.approx(0.2)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -174,7 +173,6 @@ def test_synonym_edges_with_minilm(settings, tmp_path):
 
     cache = VectorCache(tmp_path / "vectors.sqlite")
     client = ScriptedClient(script)
-    start = time.perf_counter()
     graph = build_openie(
         chunks,
         LLM(settings, client=client),
@@ -184,7 +182,6 @@ def test_synonym_edges_with_minilm(settings, tmp_path):
         embedder=SentenceTransformerEmbedder(),
         embed_cache=cache,
     )
-    assert time.perf_counter() - start < 30
     synonyms = graph.edges_of_type("SYNONYM")
     assert len(synonyms) == 1
     edge = synonyms.iloc[0]

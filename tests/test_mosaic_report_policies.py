@@ -14,6 +14,7 @@ from ace_lab.mosaic.report.policies import (
     connector_activation,
     policy_combinations,
     policy_distribution,
+    policy_diversity,
     policy_frame,
     policy_side_by_side,
     policy_summary,
@@ -92,6 +93,18 @@ def test_combinations_ignore_target_strings_and_count_distinct_controls():
         record("mosaic", "b", policy=one | {"targets": ["Q", "R"], "per_target": False}),
     ]
     assert len(policy_combinations(same)) == 1
+
+
+def test_diversity_counts_combinations_per_slice_with_n_and_spans():
+    records = slice_records()
+    medium = FIXED_POLICIES["medium"].to_dict()
+    one = [record("mosaic", q, policy=medium) for q in ("a", "b")]
+    table = policy_diversity({"random": records, "one": one, "none": []}).set_index("slice")
+    assert list(table.index) == ["random", "one"]  # a slice without policies has no row
+    assert table.loc["random", "n"] == 40
+    assert table.loc["random", "combinations"] == len(policy_combinations(records))
+    assert table.loc["random", "max_depth"] == "2-4" and table.loc["one", "max_depth"] == "3"
+    assert (table.loc["one", "combinations"], table.loc["one", "top_share"]) == (1, 1.0)
 
 
 def test_connector_activation_per_question_type():

@@ -11,7 +11,8 @@ slices from the full sets, or from their committed files (data/slices) on a fres
 
 After changing a table, regenerate: ``python -m ace_lab.notebooks notebooks/06_main_results.ipynb
 notebooks/07_ablations.ipynb notebooks/08_context_and_cost.ipynb``, ``ace-lab report --study
-<study> --export`` for studies with ``main_table``/``cost_table``/``paired_tests``, and
+<study> --export`` for studies with ``main_table``/``cost_table``/``paired_tests``,
+``python -m ace_lab.mosaic.report`` (``05_counterfactuals``, ``05_policy_diversity``), and
 ``ace-lab docs`` (the documentation's copies and figures, ``tests/test_docs.py``).
 """
 
@@ -43,6 +44,7 @@ from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.report import StudyReport
 from ace_lab.eval.studies.study import load_results
 from ace_lab.mosaic.report import policies as mosaic_tables
+from ace_lab.mosaic.report import regenerate as mosaic_regenerate
 from tests.conftest import need_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -218,6 +220,14 @@ def cli_report(study: str) -> Tables:
     return out
 
 
+@cache
+def mosaic_report() -> Tables:
+    """``python -m ace_lab.mosaic.report`` (ace_lab.mosaic.report.regenerate): per study with
+    ``mosaic`` records ``05_counterfactuals`` (retrieval replayed over its committed graph, no
+    model call) and ``05_policy_diversity``."""
+    return mosaic_regenerate.counterfactual_tables(SETTINGS)
+
+
 def _notebook(make: Callable[[], Tables]) -> Callable[[str], Tables]:
     return lambda study: make()
 
@@ -251,6 +261,8 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/main_table": ("ace-lab report --export", cli_report),
     "<study>/cost_table": ("ace-lab report --export", cli_report),
     "<study>/paired_tests": ("ace-lab report --export", cli_report),
+    "<study>/05_counterfactuals": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
+    "05_policy_diversity": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
 }
 
 
@@ -260,6 +272,7 @@ OWN_CHECK = {
     "router": "tests/test_bench_router_accuracy.py",
     "serving": "tests/test_bench_llm_serving.py",
     "chooser": "tests/test_eval_reporting_chooser.py",
+    "bench": "tests/test_bench_graph_scale_results.py",  # bench tables: remade from their .json
 }
 
 
@@ -332,7 +345,8 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert notebook_parameters("07_ablations")["figure_prefix"] == "07"
     assert notebook_parameters("08_context_and_cost")["figure_prefix"] == "08"
     assert {who for who, _ in PRODUCERS.values()} == {
-        "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export"
+        "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export",
+        "python -m ace_lab.mosaic.report",
     }  # fmt: skip
 
 

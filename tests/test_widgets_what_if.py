@@ -27,6 +27,11 @@ def test_controls_are_registry_names():
     assert knobs.mosaic_name("wide") == "mosaic-fixed:wide"
     assert knobs.mosaic_name("budget", 10, 2) == "mosaic-budget-matched:10x2"
     assert knobs.arc_name("arcrag", 1, 2, "openie") == "arcrag:r1p2@openie"
+    assert knobs.arc_name("arcrag", 3, 6, strict=True, grammar=True) == "arcrag:strict+grammar+r3p6"
+    assert knobs.arc_name("direct-cypher", 1, 1, strict=True, grammar=True) == (
+        "direct-cypher:grammar+r1p1"
+    )
+    assert knobs.mosaic_name("controls") == "mosaic:controls"
     assert knobs.ace_name("full") == "ace-full"
     assert knobs.ace_name("POINT", "graphrag") == "ace-fixed:gap+depth+prune@graphrag"
     assert knobs.ace_topology("ace-fixed", "gap+depth+prune") == "POINT"
@@ -120,7 +125,15 @@ def test_without_auto_run_an_uncached_setting_waits_for_the_button(explorer):
 
 def test_controls_open_on_any_method_name():
     pytest.importorskip("ipywidgets")
-    for name in ("mosaic", "mosaic-budget-matched:10x2", "arcrag:r1p2@openie", "ace-full"):
+    names = (
+        "mosaic",
+        "mosaic:controls",
+        "mosaic-budget-matched:10x2",
+        "arcrag:r1p2@openie",
+        "arcrag:strict+grammar+r1p2@openie-bare",
+        "ace-full",
+    )
+    for name in names:
         controls = Controls()
         controls.select(name)
         assert controls.name() == name

@@ -2,13 +2,16 @@
 
 1. **Bridge protection.** Evidence on a bridge path is never dropped by pruning: the path
    items themselves, entities on a path, and relations whose two ends are both on one.
-2. **Profile suppression.** The QA profile with pruning on drops report-level evidence
-   (community reports): multi-hop QA needs entities, relations and passages, and reports
-   conflict with specific facts more often than they add them. The QFS profile keeps every
-   resolution.
-3. **Semantic pruning** (policy switch): evidence whose best cosine similarity to the query and
-   the branch queries is below ``prune_threshold`` is dropped, unless bridge-protected.
-4. **Budget.** Survivors are admitted in this order until ``budget_tokens`` is used: protected
+2. **Profile suppression** (policy switch ``drop_reports``, by default the pruning switch).
+   The QA profile drops report-level evidence (community reports): multi-hop QA needs
+   entities, relations and passages, and reports conflict with specific facts more often than
+   they add them. The QFS profile keeps every resolution.
+3. **Semantic pruning** (policy switch ``pruning``): evidence whose best cosine similarity to
+   the query and the branch queries is below ``prune_threshold`` is dropped, unless
+   bridge-protected.
+4. **Budget.** Survivors are admitted in this order until ``budget_tokens`` is used (2,400 by
+   default; the registry's ``:b<N>`` variant sets it, ``:b1500`` being the shared context
+   budget of every baseline, ``ace_lab.evidence.CONTEXT_BUDGET_TOKENS``): protected
    items, then by the profile's kind priority (QA: entity, relation, path, passage, summary,
    report; QFS: report, summary, passage, entity, relation, path), then by similarity. The
    admitted items are rendered in block order (round, branch) and kind priority inside a block.
@@ -102,7 +105,7 @@ def adapt(
     dropped: list[tuple[Evidence, str]] = []
     for item in items:
         protected = on_bridge(item, nodes)
-        if policy.profile == "qa" and policy.pruning and item.kind in REPORT_KINDS:
+        if policy.profile == "qa" and policy.reports_dropped and item.kind in REPORT_KINDS:
             dropped.append((item, "qa profile: report-level evidence suppressed"))
         elif policy.pruning and not protected and sims.get(item.id, 1.0) < config.prune_threshold:
             dropped.append(

@@ -20,7 +20,7 @@ composition ``<source>><ACE name>``, whose evidence source is another method
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ace_lab.ace.adapt import AdaptConfig, adapt
@@ -114,9 +114,7 @@ class AceGraphRAG:
             policy = topology_policy(decision.topology, profile_for(task))
         elif cfg.mode == "fixed":
             assert cfg.policy is not None
-            policy = ContextPolicy(
-                cfg.policy.gap, cfg.policy.branches, cfg.policy.pruning, profile_for(task)
-            )
+            policy = replace(cfg.policy, profile=profile_for(task))
         else:
             policy = full_policy(profile_for(task))
         return policy, decision

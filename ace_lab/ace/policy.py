@@ -12,12 +12,19 @@ CONTRAST   Edge        on               Breadth         on
 CHAIN      Chain       on               Depth+Breadth   off
 OVERVIEW   Subgraph    off              Depth+Breadth   on
 =========  ==========  ===============  ==============
+
+The pruning switch of the paper's Table 1 does two things in the QA profile: it drops
+report-level evidence (community reports) and it prunes evidence dissimilar to the queries.
+``pruning`` is the semantic pruning; ``drop_reports`` is the report dropping, and by default
+(None) it follows ``pruning`` — the paper's coupled switch, every existing policy's behaviour.
+Set explicitly to the other value it makes the two independent; the labels then carry
+``keepreports`` (pruning on, reports kept) or ``dropreports`` (pruning off, reports dropped).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ace_lab.bounded import Bounded, ConfigError, bounded
 
@@ -32,6 +39,10 @@ TOPOLOGIES: tuple[Topology, ...] = ("POINT", "CONTRAST", "CHAIN", "OVERVIEW")
 TOPOLOGY_NAMES = {"POINT": "Node", "CONTRAST": "Edge", "CHAIN": "Chain", "OVERVIEW": "Subgraph"}
 #: The label used when the router's output cannot be parsed (paper, Appendix E.1).
 FALLBACK_TOPOLOGY: Topology = "OVERVIEW"
+#: Label tokens of a ``drop_reports`` set against ``pruning`` (one spelling per policy).
+KEEP_REPORTS, DROP_REPORTS = "keepreports", "dropreports"
+#: What :meth:`ContextPolicy.without` removes: a component of ρ, or one half of pruning.
+PARTS = ("gap", *BRANCHES, "pruning", "semantic-pruning", "report-drop")
 
 
 @dataclass(frozen=True)
@@ -45,8 +56,21 @@ class ContextPolicy(Bounded):
         nonempty=True,
         help="retrieval branches: Depth (local detail) and/or Breadth (global context)",
     )
-    pruning: bool = bounded(True, help="drop evidence dissimilar to every query (adaptation)")
+    pruning: bool = bounded(
+        True,
+        help="semantic pruning: drop evidence dissimilar to every query (adaptation); "
+        "with drop_reports unset it also decides report dropping (the paper's one switch)",
+    )
     profile: Profile = bounded("qa", choices=PROFILES, help="adaptation profile of the task")
+    drop_reports: bool | None = bounded(
+        None,
+        help="QA profile: drop report-level evidence (community reports); "
+        "None: as `pruning` (today's coupled switch)",
+    )
+
+    #: Added after records were written: left out of the configuration hash while None, so
+    #: every existing name keeps its hash (ace_lab.eval.studies.identity).
+    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = ("drop_reports",)
 
     def __post_init__(self) -> None:
         unknown = set(self.branches) - set(BRANCHES)
@@ -56,31 +80,53 @@ class ContextPolicy(Bounded):
             raise ConfigError("a context policy needs at least one retrieval branch")
         branches = tuple(b for b in BRANCHES if b in self.branches)  # canonical order
         object.__setattr__(self, "branches", branches)
+        if self.drop_reports == self.pruning:  # the coupled default, spelt one way
+            object.__setattr__(self, "drop_reports", None)
         super().__post_init__()
 
     @property
+    def reports_dropped(self) -> bool:
+        """Whether the QA profile drops report-level evidence (``drop_reports``, else
+        ``pruning``)."""
+        return self.pruning if self.drop_reports is None else self.drop_reports
+
+    @property
     def label(self) -> str:
-        """Compact name, e.g. ``gap+depth+breadth+prune``."""
+        """Compact name, e.g. ``gap+depth+breadth+prune``; a report switch set against
+        pruning adds ``keepreports`` or ``dropreports``."""
         parts = (["gap"] if self.gap else []) + list(self.branches)
-        return "+".join(parts + (["prune"] if self.pruning else []))
+        parts += ["prune"] if self.pruning else []
+        if self.drop_reports is not None:
+            parts.append(DROP_REPORTS if self.drop_reports else KEEP_REPORTS)
+        return "+".join(parts)
 
     def without(self, *parts: str) -> ContextPolicy:
-        """This policy with operations removed: ``"gap"``, ``"pruning"``, or a branch name."""
+        """This policy with operations removed: ``"gap"``, a branch name, ``"pruning"`` (both
+        halves: semantic pruning and report dropping, the paper's switch), or one half,
+        ``"semantic-pruning"`` or ``"report-drop"``."""
+        unknown = set(parts) - set(PARTS)
+        if unknown:
+            raise ValueError(f"cannot remove {sorted(unknown)} from a policy; use {PARTS}")
         branches = tuple(b for b in self.branches if b not in parts)
+        drop = self.reports_dropped and not {"pruning", "report-drop"} & set(parts)
         return replace(
             self,
             gap=self.gap and "gap" not in parts,
-            pruning=self.pruning and "pruning" not in parts,
+            pruning=self.pruning and not {"pruning", "semantic-pruning"} & set(parts),
             branches=branches,
+            drop_reports=drop,
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "gap": self.gap,
             "branches": list(self.branches),
             "pruning": self.pruning,
             "profile": self.profile,
         }
+        if self.drop_reports is not None:  # rows of coupled policies stay as they were
+            out["drop_reports"] = self.drop_reports
+        return out
 
 
 def profile_for(task: str) -> Profile:
@@ -132,12 +178,24 @@ def fixed_policies(task: Profile = "qa") -> dict[str, ContextPolicy]:
 
 
 def parse_policy(label: str, task: Profile = "qa") -> ContextPolicy:
-    """The policy named by ``label`` (``ContextPolicy.label`` syntax, e.g. ``gap+depth``)."""
+    """The policy named by ``label`` (``ContextPolicy.label`` syntax, e.g. ``gap+depth``,
+    ``gap+depth+breadth+prune+keepreports``); a report token that repeats what ``prune``
+    already implies is refused, so each policy has one label."""
     parts = set(label.split("+"))
-    unknown = parts - {"gap", "prune", *BRANCHES}
+    unknown = parts - {"gap", "prune", KEEP_REPORTS, DROP_REPORTS, *BRANCHES}
     if unknown:
         raise ValueError(f"cannot parse policy {label!r}: unknown parts {sorted(unknown)}")
+    pruning = "prune" in parts
+    drop = {KEEP_REPORTS: False, DROP_REPORTS: True}
+    reports = [drop[p] for p in (KEEP_REPORTS, DROP_REPORTS) if p in parts]
+    if len(reports) > 1 or (reports and reports[0] == pruning):
+        why = "keepreports needs prune, dropreports needs no prune, not both"
+        raise ValueError(f"cannot parse policy {label!r}: {why}")
     branches = tuple(b for b in BRANCHES if b in parts)
     return ContextPolicy(
-        gap="gap" in parts, branches=branches, pruning="prune" in parts, profile=task
+        gap="gap" in parts,
+        branches=branches,
+        pruning=pruning,
+        profile=task,
+        drop_reports=reports[0] if reports else None,
     )

@@ -6,13 +6,20 @@ the witness holds), in the order they were found; otherwise the witness edges an
 A scalar row on a chunk-backed graph (``RETURN n.name``) has no passage behind it but is what
 an acceptable query answered, so it goes first, as text. When the witness holds no passage on
 a chunk-backed graph, the pass's retrieved passages are used instead (``meta["fallback"]``),
-so the answer model is never given nothing while the retrieval found text. The sufficiency
-judgement returns ok, or a follow-up question that seeds the next pass; an unusable judgement
-counts as "no follow-up" and ends the loop.
+so the answer model is never given nothing while the retrieval found text; ``arcrag:strict``
+(the paper's behaviour, ``ArcConfig.fallback`` off) passes no fallback ids, so an empty witness
+answers from an empty context. The sufficiency judgement returns ok, or a follow-up question
+that seeds the next pass; an unusable judgement counts as "no follow-up" and ends the loop.
+
+Provenance of the context (:func:`context_provenance`): each composed item came from a
+model-written query, from the neighbourhood-scan template (both through the witness query
+that first found it) or from the fallback; the record's ``stats`` keep each origin's share of
+the context's tokens and its item count.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,6 +32,8 @@ from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
 
 BRANCH = "arc"
+#: Where a context item came from, in the order the record's ``stats`` list them.
+SOURCES = ("model", "template", "fallback")
 
 
 class Sufficiency(BaseModel):
@@ -85,6 +94,33 @@ def compose(
             if (item := _passage(graph, cid, 0, fallback="retrieved passages")) is not None
         ]
     return fit_budget([_row(el) for el in witness.rows] + passages, budget_tokens)
+
+
+def context_source(item: Evidence, templated: Collection[str]) -> str:
+    """``"fallback"`` for a retrieved passage standing in for an empty witness, ``"template"``
+    when the witness query that first found the item (``meta["witness_query"]``) is one of the
+    ``templated`` query ids, else ``"model"`` (a model-written query found it)."""
+    if item.meta.get("fallback"):
+        return "fallback"
+    return "template" if item.meta.get("witness_query") in templated else "model"
+
+
+def context_provenance(items: Sequence[Evidence], templated: Collection[str]) -> dict[str, Any]:
+    """``context_from_<source>``: the share of the context's item tokens (headers left out)
+    from each of :data:`SOURCES`, to 4 places, summing to 1 for a non-empty context and all 0.0
+    for an empty one (so their means over records sum to the share of answers that had any
+    context); ``context_items_<source>``: how many items came from each."""
+    tokens = dict.fromkeys(SOURCES, 0)
+    counts = dict.fromkeys(SOURCES, 0)
+    for item in items:
+        source = context_source(item, templated)
+        tokens[source] += item.tokens
+        counts[source] += 1
+    total = sum(tokens.values())
+    shares = {s: round(tokens[s] / total, 4) if total else 0.0 for s in SOURCES}
+    return {f"context_from_{s}": shares[s] for s in SOURCES} | {
+        f"context_items_{s}": counts[s] for s in SOURCES
+    }
 
 
 def _row(el: WitnessElement) -> Evidence:

@@ -52,6 +52,9 @@ class QueryRecord:
     error: str | None = None
     purpose: str = ""
     rewritten: str | None = None  # why the text was changed before running (bounded paths)
+    #: The text that ran when it is not ``text`` (``run_cypher(shown=...)``: an index-served
+    #: form of a template with the same rows); kept out of the trace payload.
+    executed: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -130,12 +133,17 @@ def run_cypher(
     max_rows: int,
     purpose: str = "",
     record: bool = True,
+    shown: str | None = None,
+    refused: str | None = None,
 ) -> QueryRecord:
     """Run ``cypher`` read-only within ``timeout_ms`` and ``max_rows``; errors are returned.
 
     The query's text is listed on the open trace step and its record joins the open
     :func:`query_log` (``record=False``: neither), so every query a stage sends is visible with
-    its parameters, rows, truncation, time and error.
+    its parameters, rows, truncation, time and error. ``shown``: the text recorded in place of
+    ``cypher``, which must return the same rows in the same order (a template's text, run in an
+    index-served form; ``QueryRecord.executed`` keeps what ran). ``refused``: a reason not to
+    run ``cypher`` at all, recorded as its error (a reply outside the schema grammar).
     """
     params = dict(params or {})
     text = (cypher or "").strip()
@@ -143,10 +151,15 @@ def run_cypher(
     start = time.perf_counter()
     if not text:
         result = QueryRecord(text, params, error="EmptyQuery: no Cypher was given", purpose=purpose)
+    elif refused is not None:
+        result = QueryRecord(text, params, error=refused, purpose=purpose)
     else:
         text, rewritten = bound_paths(text)
+        run, executed = text, None
+        if shown is not None:
+            text, executed = bound_paths(shown.strip())[0], run
         try:
-            read = store.read(text, params, timeout_ms=timeout_ms, max_rows=max_rows)
+            read = store.read(run, params, timeout_ms=timeout_ms, max_rows=max_rows)
             result = QueryRecord(
                 text,
                 params,
@@ -156,12 +169,19 @@ def run_cypher(
                 read.elapsed_ms,
                 purpose=purpose,
                 rewritten=rewritten,
+                executed=executed,
             )
         except Exception as exc:  # a model-written query may fail in any way; record why
             ms = (time.perf_counter() - start) * 1000
             error = f"{type(exc).__name__}: {str(exc)[:300]}"
             result = QueryRecord(
-                text, params, ms=ms, error=error, purpose=purpose, rewritten=rewritten
+                text,
+                params,
+                ms=ms,
+                error=error,
+                purpose=purpose,
+                rewritten=rewritten,
+                executed=executed,
             )
     if record:
         step = current_step()

@@ -6,7 +6,8 @@ paths at the anchors (scoped to the retrieved passages on chunk-backed graphs). 
 ``budget.explorer_turns`` turns of one batch of read-only Cypher; one looks for the relations
 and paths around the anchors, the other for aliases and paraphrased descriptors. Every query
 goes through :func:`~ace_lab.arc.execute.run_cypher` and is recorded. A malformed turn ends that
-explorer (the fallback is recorded by ``llm.json``).
+explorer (the fallback is recorded by ``llm.json``). With ArcRAG's ``grammar`` switch the turns
+are written under the schema constraint (:mod:`ace_lab.arc.constrain`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.constrain import constraint_for, explorer_turn
 from ace_lab.arc.execute import QueryRecord, run_cypher
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.retrieve import Retrieval
@@ -95,11 +97,19 @@ def _explorer(
     question: str,
     retrieval: Retrieval,
     budget: Budget,
+    constraint: str = "",
 ) -> tuple[list[ExplorerTurn], list[QueryRecord]]:
     turns: list[ExplorerTurn] = []
     records: list[QueryRecord] = []
     history: list[str] = []
-    anchors = "\n".join(f"- {a.text} [{a.key}]" for a in retrieval.anchors) or "(none found)"
+    lines = [f"- {a.text} [{a.key}]" for a in retrieval.anchors]
+    if constraint:  # a constrained start node carries a label: show which
+        lines = [
+            f"{line} ({', '.join(a.labels)})"
+            for line, a in zip(lines, retrieval.anchors, strict=True)
+        ]
+    anchors = "\n".join(lines) or "(none found)"
+    labels = tuple(dict.fromkeys(label for a in retrieval.anchors for label in a.labels))
     for turn in range(budget.explorer_turns):
         messages = load_prompt("arc_explore").messages(
             schema=schema.render(),
@@ -109,17 +119,31 @@ def _explorer(
             hints="\n".join(retrieval.hints) or "(none)",
             history="\n\n".join(history) or "(first turn)",
         )
-        result = llm.json(
-            messages,
-            ExplorerTurn,
-            tag=f"arc.explore.{i}",
-            default=ExplorerTurn(done=True),
-            max_tokens=800,
-            seed=turn,
-        )
-        turns.append(result.value)
-        queries = [c for c in result.value.queries if c and c.strip()][:TURN_QUERIES]
-        if result.fallback or not queries:
+        refused: dict[str, str] = {}
+        if constraint:
+            value, fallback, refused = explorer_turn(
+                llm,
+                messages,
+                ExplorerTurn,
+                schema,
+                labels,
+                constraint,
+                tag=f"arc.explore.{i}",
+                seed=turn,
+            )
+        else:
+            result = llm.json(
+                messages,
+                ExplorerTurn,
+                tag=f"arc.explore.{i}",
+                default=ExplorerTurn(done=True),
+                max_tokens=800,
+                seed=turn,
+            )
+            value, fallback = result.value, result.fallback
+        turns.append(value)
+        queries = [c for c in value.queries if c and c.strip()][:TURN_QUERIES]
+        if fallback or not queries:
             break
         for cypher in queries:
             rec = run_cypher(
@@ -129,11 +153,12 @@ def _explorer(
                 timeout_ms=budget.timeout_ms,
                 max_rows=budget.max_rows,
                 purpose=f"explore.{i}.{turn}",
+                refused=refused.get(cypher.strip()),
             )
             records.append(rec)
             shown = f"error: {rec.error}" if rec.error else rows_text(rec.rows, schema, 10)
             history.append(f"Turn {turn + 1} query:\n{rec.text}\nResult:\n{shown}")
-        if result.value.done:
+        if value.done:
             break
     return turns, records
 
@@ -145,11 +170,14 @@ def explore(
     question: str,
     retrieval: Retrieval,
     budget: Budget,
+    grammar: bool = False,
 ) -> QueryInterface:
-    """``Ŝ_q`` with ``I_q``: the probe's signatures and paths plus what the explorers found."""
+    """``Ŝ_q`` with ``I_q``: the probe's signatures and paths plus what the explorers found
+    (``grammar``: the explorers write under the schema constraint, :mod:`ace_lab.arc.constrain`)."""
     signatures, paths = probe(store, schema, retrieval, budget)
+    constraint = constraint_for(llm, grammar)
     outcomes = llm.map(
-        lambda i: _explorer(i, llm, store, schema, question, retrieval, budget),
+        lambda i: _explorer(i, llm, store, schema, question, retrieval, budget, constraint),
         range(budget.explorers),
     )
     descriptors = list(dict.fromkeys(s[1] for s in signatures))

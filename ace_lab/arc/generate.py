@@ -12,7 +12,11 @@ The open neighbourhood scan has no predicate to compile: its least constrained q
 anchors' one-hop neighbourhood, so its first attempt is :func:`scan_cypher`, built from the
 introspected ``S_G`` with no LLM call (marked ``templated``; the valid/acceptable rates count
 model-written Cypher only). Should it fail the acceptance check (an answer type it does not
-hold), later attempts refine it with the model like any other subplan.
+hold), later attempts refine it with the model like any other subplan. Its text is what the
+trace and the refine prompt show; it runs as :func:`scan_seek`, started from the anchors
+through the per-label id index instead of a scan of every node (same rows, same order).
+With ArcRAG's ``grammar`` switch the model writes under the schema constraint
+(:mod:`ace_lab.arc.constrain`), and each attempt records which one.
 
 Algorithm 1 steps through a subplan's hops, binding each hop's anchors to the nodes the previous
 hop returned; as in the paper's §4.4, one query chains all hops of a subplan (an open far end
@@ -28,11 +32,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.constrain import constraint_for, write_cypher
 from ace_lab.arc.execute import QueryRecord, run_cypher
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Subplan
 from ace_lab.arc.rows import graph_items, row_values, rows_text
 from ace_lab.arc.schema import StoreSchema
+from ace_lab.arc.seek import MAX_LABELS, starts
 from ace_lab.graph.names import bounded_str
 from ace_lab.graph.store import GraphStore
 from ace_lab.llm import LLM
@@ -54,11 +60,17 @@ class Attempt:
     reason: str
     refined: bool
     templated: bool = False
+    constraint: str = ""  # what the model wrote under: "gbnf", "json-plan" or "" (none)
 
     def recorded(self) -> CypherAttempt:
         """The trace's payload of this attempt."""
         return CypherAttempt(
-            self.record.recorded(), self.acceptable, self.reason, self.refined, self.templated
+            self.record.recorded(),
+            self.acceptable,
+            self.reason,
+            self.refined,
+            self.templated,
+            constraint=self.constraint,
         )
 
 
@@ -104,21 +116,60 @@ def scan_cypher(schema: StoreSchema, max_rows: int) -> str:
     )
 
 
-def _anchors_text(interface: QueryInterface, keys: tuple[str, ...]) -> str:
+def scan_seek(schema: StoreSchema, max_rows: int, labels: tuple[str, ...]) -> str | None:
+    """:func:`scan_cypher` started from the anchors through the per-label id index (anchors
+    carrying ``labels``): the same rows in the same order without a scan of every node; None
+    where the anchors cannot be looked up that way."""
+    if schema.key is None or not labels or not all(labels) or len(labels) > MAX_LABELS:
+        return None
+    return starts(schema, sorted(set(labels)), "anchors") + scan_cypher(schema, max_rows)
+
+
+def anchor_labels(interface: QueryInterface, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The labels of the anchors ``keys`` (empty when one of them is unknown or unlabelled)."""
+    found = {a.key: a.labels for a in interface.anchors}
+    if not keys or any(not found.get(k) for k in keys):
+        return ()
+    return tuple(dict.fromkeys(label for k in keys for label in found[k]))
+
+
+def _anchors_text(interface: QueryInterface, keys: tuple[str, ...], labelled: bool = False) -> str:
     names = {a.key: a.text for a in interface.anchors}
-    return "\n".join(f"- {names.get(k, k)} [{k}]" for k in keys) or "(none)"
+    labels = {a.key: a.labels for a in interface.anchors} if labelled else {}
+    lines = [f"- {names.get(k, k)} [{k}]" for k in keys]
+    if labelled:  # a constrained start node carries a label: show which
+        lines = [
+            f"{line} ({', '.join(labels.get(k, ()))})" for line, k in zip(lines, keys, strict=True)
+        ]
+    return "\n".join(lines) or "(none)"
 
 
-def _cypher(llm: LLM, name: str, tag: str, seed: int, **variables: str) -> str:
-    result = llm.json(
-        load_prompt(name).messages(**variables),
-        CypherOut,
-        tag=tag,
-        default=CypherOut(),
-        max_tokens=600,
-        seed=seed,
-    )
-    return result.value.cypher.strip()
+def _cypher(
+    llm: LLM,
+    name: str,
+    tag: str,
+    seed: int,
+    constrained: tuple[str, StoreSchema, tuple[str, ...], bool] | None = None,
+    **variables: str,
+) -> tuple[str, str | None]:
+    """``(cypher, refusal)`` of prompt ``name``; ``constrained``: (constraint, ``S_G``, anchor
+    labels, anchored) to write it under (:mod:`ace_lab.arc.constrain`)."""
+    messages = load_prompt(name).messages(**variables)
+    if constrained is not None and constrained[0]:
+        constraint, schema, labels, anchored = constrained
+        return write_cypher(
+            llm,
+            messages,
+            CypherOut,
+            schema,
+            labels,
+            constraint,
+            tag=tag,
+            seed=seed,
+            anchored=anchored,
+        )
+    result = llm.json(messages, CypherOut, tag=tag, default=CypherOut(), max_tokens=600, seed=seed)
+    return result.value.cypher.strip(), None
 
 
 def run_subplan(
@@ -132,12 +183,21 @@ def run_subplan(
     chunk_ids: tuple[str, ...],
     budget: Budget,
     direct: bool = False,
+    template: bool = True,
+    grammar: bool = False,
 ) -> SubplanRun:
     """Compile, execute and refine one subplan within ``budget.retries`` attempts.
 
     ``direct``: Direct-Cypher's prompt (the question and ``S_G`` only, no parameters).
+    ``template``: an open scan's first attempt is :func:`scan_cypher` (off: the model writes
+    it like any other subplan's, as in the paper).
+    ``grammar``: the model writes under the schema constraint (:mod:`ace_lab.arc.constrain`:
+    a GBNF grammar where the endpoint takes one, else a JSON query plan); each attempt records
+    which. The template's text is recorded as written and runs from the anchors' index.
     """
     run = SubplanRun(subplan)
+    constraint = constraint_for(llm, grammar)
+    labels = anchor_labels(interface, subplan.anchors)
     params = {} if direct else {"anchors": list(subplan.anchors), "chunk_ids": list(chunk_ids)}
     shared = {
         "schema": schema.render(),
@@ -145,35 +205,49 @@ def run_subplan(
         "question": question,
         "answer_type": answer_type,
         "subplan": subplan.render(),
-        "anchors": _anchors_text(interface, subplan.anchors),
+        "anchors": _anchors_text(interface, subplan.anchors, labelled=constraint != ""),
     }
+    guide = (constraint, schema, labels, not direct)
     for attempt in range(budget.retries):
-        templated = subplan.open_scan and not direct and attempt == 0
+        templated = template and subplan.open_scan and not direct and attempt == 0
+        refused = seek = None
         if templated:
             cypher = scan_cypher(schema, budget.max_rows)
+            seek = scan_seek(schema, budget.max_rows, labels)
         elif direct:
-            cypher = _cypher(
-                llm, "direct_cypher", "arc.direct", 0, schema=shared["schema"], question=question
+            cypher, refused = _cypher(
+                llm,
+                "direct_cypher",
+                "arc.direct",
+                0,
+                guide,
+                schema=shared["schema"],
+                question=question,
             )
         elif attempt == 0:
-            cypher = _cypher(llm, "arc_cypher", "arc.compile", 0, **shared)
+            cypher, refused = _cypher(llm, "arc_cypher", "arc.compile", 0, guide, **shared)
         else:
             history = "\n\n".join(
                 f"Attempt {i + 1}:\n{a.record.text or '(empty)'}\nOutcome: {a.reason}\n"
                 f"Rows:\n{rows_text(a.record.rows, schema, 5)}"
                 for i, a in enumerate(run.attempts)
             )
-            cypher = _cypher(llm, "arc_refine", "arc.refine", attempt, attempts=history, **shared)
+            cypher, refused = _cypher(
+                llm, "arc_refine", "arc.refine", attempt, guide, attempts=history, **shared
+            )
         record = run_cypher(
             store,
-            cypher,
+            seek or cypher,
             params,
             timeout_ms=budget.timeout_ms,
             max_rows=budget.max_rows,
             purpose=f"subplan {subplan.index} attempt {attempt + 1}",
+            shown=cypher if seek else None,
+            refused=refused,
         )
         ok, reason = acceptable(record, answer_type, schema)
-        run.attempts.append(Attempt(record, ok, reason, attempt > 0, templated))
+        written = "" if templated else constraint
+        run.attempts.append(Attempt(record, ok, reason, attempt > 0, templated, written))
         if ok:
             break
     return run

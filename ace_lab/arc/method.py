@@ -8,20 +8,25 @@ cap is reached. The answer is always written by the shared generator
 
 Configurations (:class:`ArcConfig`): ``full`` (Explorer + Planner + Generator),
 ``explorer+generator``, ``generator`` (retrieval and the generator only) and ``direct``
-(Direct-Cypher: the question and ``S_G`` only, one attempt, one pass by its budget).
+(Direct-Cypher: the question and ``S_G`` only, one attempt, one pass by its budget). Two
+switches, on by default, are the project's help for small models; ``arcrag:strict`` turns both
+off, as the paper has it: ``template`` (an open scan's first attempt is the schema's
+neighbourhood-scan template, no model call) and ``fallback`` (an empty witness answers from the
+retrieved passages; off: from an empty context).
 
 Each step records a typed payload (:mod:`ace_lab.steps.arc`) that carries its pass and subplan;
 the answer's :class:`~ace_lab.steps.arc.ArcDetails` hold the budget, the passes, the witness and
-the per-question ``stats``.
+the per-question ``stats``, which say what share of the context came from model-written queries,
+from the template and from the fallback (:func:`~ace_lab.arc.answer.context_provenance`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from ace_lab.arc.answer import compose, sufficient
+from ace_lab.arc.answer import compose, context_provenance, context_source, sufficient
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import QueryRecord, query_log
 from ace_lab.arc.explore import explore
@@ -62,6 +67,25 @@ class ArcConfig(Bounded):
     prompt_style: str = bounded(
         "task", choices=("task", "generic", "json"), help="shared answer prompt style"
     )
+    template: bool = bounded(
+        True,
+        help="first attempt at an open-scan subplan is the schema's neighbourhood-scan template "
+        "(off: the model writes it, as the paper does)",
+    )
+    fallback: bool = bounded(
+        True,
+        help="an empty witness answers from the retrieved passages "
+        "(off: from an empty context, as the paper does)",
+    )
+    grammar: bool = bounded(
+        False,
+        help="Generator and Explorer Cypher is written under a constraint built from the schema "
+        "(a GBNF grammar on llama.cpp endpoints, else a JSON query plan compiled to Cypher)",
+    )
+
+    #: Switches added after records were written: left out of the configuration hash while at
+    #: their default, so every existing name keeps its hash (ace_lab.eval.studies.identity).
+    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = ("template", "fallback", "grammar")
 
     @property
     def explores(self) -> bool:
@@ -116,6 +140,7 @@ class ArcRAG:
                 current, fell_back = rewrite_query(llm, query)
                 step.record(QueryRewrite(query, current, fell_back))
         witness = Witness()
+        templated: set[str] = set()  # witness query ids the scan template wrote
         runs: list[SubplanRun] = []
         passes: list[ArcPass] = []
         text, raw, items, stop = "", "", [], "pass cap"
@@ -125,7 +150,9 @@ class ArcRAG:
             if cfg.explores:
                 with trace.step(f"explore:p{p}", kind="explore") as step:
                     start = len(log)
-                    interface = explore(llm, graph.store, schema, current, retrieval, budget)
+                    interface = explore(
+                        llm, graph.store, schema, current, retrieval, budget, cfg.grammar
+                    )
                     step.record(interface.built(p, tuple(r.recorded() for r in log[start:])))
             pl = self._plan(trace, schema, interface, retrieval, current, p)
             added = 0
@@ -142,10 +169,14 @@ class ArcRAG:
                         retrieval.chunk_ids,
                         budget,
                         direct=cfg.direct,
+                        template=cfg.template,
+                        grammar=cfg.grammar,
                     )
                     runs.append(run)
                     new = 0
                     if run.accepted is not None:
+                        if any(a.templated for a in run.attempts if a.acceptable):
+                            templated.add(f"p{p}.s{sp.index}")  # the witness's query id
                         one = Witness()
                         one.add(run.accepted, p, sp.index, schema)
                         step.add(compose(graph, schema, one, (), None))
@@ -157,14 +188,22 @@ class ArcRAG:
             with trace.step(f"witness:p{p}", kind="witness") as step:
                 step.record(WitnessUpdate(p, added, **witness.stats()))
             with trace.step(f"generate:p{p}", kind="generate", task=task) as step:
-                items = compose(graph, schema, witness, retrieval.chunk_ids)
+                # strict (the paper): no fallback passages, an empty witness answers from nothing
+                fallback_ids = retrieval.chunk_ids if cfg.fallback else ()
+                items = compose(graph, schema, witness, fallback_ids)
                 fallback = [e for e in items if e.meta.get("fallback")]
                 step.add(fallback)
                 style = self._style()
                 generation = generate(llm, query, Context(items).render(), task, style)
                 text, raw = generation.answer, generation.raw
                 context_ids = tuple(e.id for e in items)
-                step.record(ArcGeneration(text, raw, style, task, p, context_ids, bool(fallback)))
+                sources = tuple(context_source(e, templated) for e in items)
+                fell_back = bool(fallback)
+                step.record(
+                    ArcGeneration(
+                        text, raw, style, task, p, context_ids, fell_back, sources=sources
+                    )
+                )
             passes.append(
                 ArcPass(
                     p,
@@ -186,12 +225,16 @@ class ArcRAG:
             current = follow
         with trace.step("stop", kind="stop") as step:
             step.record(StopDecision(stop, len(passes)))
+        recorded = witness.to_dict()
+        for q in recorded["queries"]:
+            q["templated"] = q["query_id"] in templated
+        stats = self._stats(trace, runs, witness, passes, stop, log)
         details = ArcDetails(
             budget=budget.label,
             components=cfg.components,
-            stats=self._stats(trace, runs, witness, passes, stop, log),
+            stats=stats | context_provenance(items, templated),
             passes=tuple(passes),
-            witness=witness.to_dict(),
+            witness=recorded,
         )
         return Answer(text, Context(items), trace, method=self.name, raw=raw, details=details)
 

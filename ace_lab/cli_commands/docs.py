@@ -24,6 +24,7 @@ DOCUMENTS = (
     "docs/results.md",
     "docs/evaluation.md",
     "docs/llm-and-serving.md",
+    "docs/scaling.md",
     "results/router/README.md",
 )
 

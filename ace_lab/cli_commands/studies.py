@@ -133,7 +133,8 @@ def cmd_methods(args: argparse.Namespace) -> int:
             print(
                 "\nnames: head[:variant][@family][>policy]; "
                 "also: ace-fixed:<policy label> (or ace><policy label>), <ace method>@graphrag, "
-                "arcrag:r<retries>p<passes>[@openie], mosaic-budget-matched:<budget>x<depth>, "
+                "arcrag[:strict+r<retries>p<passes>][@openie], "
+                "mosaic-budget-matched:<budget>x<depth>, "
                 "<mosaic method>@openie"
             )
             print("every setting of one method: ace-lab methods NAME")

@@ -116,6 +116,11 @@ class LLMSettings(Bounded):
     )
     concurrency: int = bounded(2, lo=1, hi=1024, help="LLM calls in flight at once")
     cache: bool = bounded(True, help="reuse cached responses of identical requests")
+    gbnf: bool = bounded(
+        False,
+        help="`base_url` is a llama.cpp server that samples under GBNF grammars (ArcRAG's "
+        "grammar switch then sends one; otherwise a JSON-schema query plan); the local tier does",
+    )
     serving: ServingOptions = field(default_factory=ServingOptions)
 
     __repr__ = safe_repr

@@ -11,7 +11,9 @@ slice, family and model:
         tables/           GraphTables (nodes.parquet, edges.parquet, meta.json)
         index/            seed indexes (passages, entities, relations) for retrieval
 
-``load_graph`` reads a finished build back without any LLM call.
+``load_graph`` reads a finished build back without any LLM call. A view family
+(:data:`~ace_lab.graph.bare.VIEWS`: ``openie-bare``) has no build of its own: it loads the
+build of the family it is derived from and applies the view (same run dir, same indexes).
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ import pandas as pd
 from ace_lab.config import DEFAULT_TIER, Settings, default_graphs_dir, load_settings
 from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
 from ace_lab.data.userdir import corpus_folder
+from ace_lab.graph.bare import VIEWS, as_family, view_source
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.llm.replay import replaying
 
 FAMILIES = ("hierarchical", "openie", "typed")
+#: Every family ``load_graph`` reads: the built ones and their views.
+GRAPH_FAMILIES = FAMILIES + tuple(VIEWS)
 
 
 def _builder(family: str) -> Callable[..., GraphTables]:
@@ -49,6 +54,8 @@ def _builder(family: str) -> Callable[..., GraphTables]:
         from ace_lab.graph.typed import build_typed
 
         return build_typed
+    if family in VIEWS:
+        raise ValueError(f"{family} is a view of the {VIEWS[family]} build: build {VIEWS[family]}")
     raise ValueError(f"unknown graph family {family!r}; choose from {FAMILIES}")
 
 
@@ -155,15 +162,17 @@ def load_graph(
     seed: int = 0,
     settings: Settings | None = None,
 ) -> tuple[GraphTables, Path]:
-    """A finished build's tables and run dir (no LLM call); a clear error if it is missing."""
+    """A finished build's tables and run dir (no LLM call); a clear error if it is missing.
+    A view family reads the build it is derived from (whose run dir is returned)."""
     settings = settings or load_settings()
     sl = load_slice(dataset, n, seed=seed)
-    out = run_dir(settings, sl.slice_id, family, model_label(model))
+    built = view_source(family)
+    out = run_dir(settings, sl.slice_id, built, model_label(model))
     if not (out / "tables" / "nodes.parquet").is_file():
         size = "" if sl.setting == CORPUS else f" --n {n}"
-        hint = f"ace-lab build --dataset {dataset}{size} --family {family} --model {model}"
-        raise FileNotFoundError(f"no {family} graph at {out}; build it with: {shlex.quote(hint)}")
-    return GraphTables.load(out / "tables"), out
+        hint = f"ace-lab build --dataset {dataset}{size} --family {built} --model {model}"
+        raise FileNotFoundError(f"no {built} graph at {out}; build it with: {shlex.quote(hint)}")
+    return as_family(family, GraphTables.load(out / "tables")), out
 
 
 def load_or_build(
@@ -190,7 +199,11 @@ def load_or_build(
             return load_graph(dataset, n, family, model=model, seed=seed, settings=settings)
         except FileNotFoundError:
             pass
-    return build_graph(dataset, n, family, seed=seed, settings=settings, llm=llm, progress=progress)
+    built = view_source(family)
+    tables, out = build_graph(
+        dataset, n, built, seed=seed, settings=settings, llm=llm, progress=progress
+    )
+    return as_family(family, tables), out
 
 
 def cost_frame(tables: GraphTables) -> pd.DataFrame:

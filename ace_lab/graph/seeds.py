@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -124,7 +124,10 @@ class SeedIndexes:
         *,
         dense_backends: BackendFactory | None = None,
         cache: VectorCache | bool = True,
+        kinds: Collection[str] = SEED_KINDS,
     ) -> SeedIndexes:
+        """The saved indexes of ``kinds`` (the others are ``None``: a view of a graph without
+        passages reads its build's entity and relation indexes only)."""
         folder = Path(folder)
         manifest = folder / _SEEDS_FILE
         if not manifest.is_file():
@@ -136,7 +139,7 @@ class SeedIndexes:
             backend = dense_backends(kind) if dense_backends is not None else None
             loaded[kind] = (
                 HybridIndex.load(folder / kind, embedder, dense_backend=backend, cache=cache)
-                if present.get(kind)
+                if present.get(kind) and kind in kinds
                 else None
             )
         return cls(**loaded)

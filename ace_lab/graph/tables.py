@@ -162,6 +162,12 @@ class GraphTables:
             graph.add_edge(row["source"], row["target"], key=row["id"], **attrs)
         return graph
 
+    @property
+    def provenance(self) -> bool:
+        """Whether rows keep their ``source_ids``: a view without provenance (``openie-bare``,
+        ``meta["provenance"] = False``) loads into a store without that property."""
+        return self.meta.get("provenance", True) is not False
+
     def nodes_with_label(self, *labels: str) -> pd.DataFrame:
         return self.nodes[self.nodes["label"].isin(labels)]
 

@@ -135,6 +135,14 @@ class LLM(StructuredOutput):
         self._sleep: Callable[[float], None] = time.sleep  # tests record the waits
 
     # ----------------------------------------------------------------- endpoint
+    @property
+    def takes_grammar(self) -> bool:
+        """Whether the endpoint samples under a GBNF ``grammar``: the local tier (a llama.cpp
+        server, xllamacpp or llama-server) does; a remote one only when ``settings.llm.gbnf``
+        says it is llama.cpp."""
+        cfg = self.settings.llm
+        return cfg.is_local or cfg.gbnf
+
     def client(self) -> Any:
         """The underlying OpenAI client; starts the embedded server on first use."""
         with self._client_lock:
@@ -161,12 +169,15 @@ class LLM(StructuredOutput):
         stop: Sequence[str] | None = None,
         seed: int = 0,
         response_format: dict[str, Any] | None = None,
+        grammar: str | None = None,
     ) -> dict[str, Any]:
         """The full request, as keyed by the cache (model identity included).
 
-        Numbers are normalised (``temperature=0`` and ``0.0`` are one request, one key).
+        Numbers are normalised (``temperature=0`` and ``0.0`` are one request, one key). A GBNF
+        ``grammar`` is part of the request only when given, so every request made without one
+        keeps the key it always had (the committed replay archives are keyed so).
         """
-        return {
+        request = {
             "model_identity": self.model_identity,
             "messages": [dict(m) for m in messages],
             "temperature": float(temperature),
@@ -176,6 +187,9 @@ class LLM(StructuredOutput):
             "seed": int(seed),
             "response_format": response_format,
         }
+        if grammar is not None:
+            request["grammar"] = grammar
+        return request
 
     def chat(
         self,
@@ -190,12 +204,14 @@ class LLM(StructuredOutput):
         response_format: dict[str, Any] | None = None,
         use_cache: bool = True,
         accept: Callable[[str], bool] | None = None,
+        grammar: str | None = None,
     ) -> Completion:
         """One chat completion. ``tag`` names the caller in the ledger (e.g. ``ace.router``).
 
         The response is cached only if it is non-empty and ``accept(text)`` (if given) is true.
         ``use_cache=False`` neither reads nor writes the cache. Transient failures are retried
-        (see the module docstring); :class:`LLMError` when they persist.
+        (see the module docstring); :class:`LLMError` when they persist. ``grammar``: a GBNF
+        grammar the server samples under (llama.cpp servers only: see :attr:`takes_grammar`).
         """
         request = self.request(
             messages,
@@ -205,6 +221,7 @@ class LLM(StructuredOutput):
             stop=stop,
             seed=seed,
             response_format=response_format,
+            grammar=grammar,
         )
         key = cache_key(request)
         cache = self.cache if use_cache else None
@@ -283,6 +300,8 @@ class LLM(StructuredOutput):
             kwargs["stop"] = request["stop"]
         if request["response_format"] is not None:
             kwargs["response_format"] = request["response_format"]
+        if request.get("grammar") is not None:  # llama.cpp's own field of the request body
+            kwargs["extra_body"] = {"grammar": request["grammar"]}
 
         policy = self.retry
         for attempt in range(1, policy.attempts + 1):

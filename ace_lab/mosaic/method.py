@@ -1,10 +1,12 @@
 """MOSAIC end to end: analyzer policy → seeds → traversal → stopping → selection → answer.
 
-One shared pipeline executes whichever policy a query gets (paper §5): the analyzer's
-validated per-query policy (``mosaic``), one canonical fixed policy for every query
-(``mosaic-fixed:narrow|medium|wide``) or a fixed policy matched to MOSAIC's mean budget and
-depth (``mosaic-budget-matched[:<budget>x<depth>]``). The graph, indexes, scoring, selection
-and the shared answer generator are the same for all of them; only the policy changes.
+One shared pipeline executes whichever policy a query gets (paper §5): an analyzer's validated
+per-query policy (``mosaic:controls``: the paper's analyzer, whose reply is the policy;
+``mosaic`` = ``mosaic:signals``: six signals mapped to controls), one canonical fixed policy
+for every query (``mosaic-fixed:narrow|medium|wide``) or a fixed policy matched to MOSAIC's
+mean budget and depth (``mosaic-budget-matched[:<budget>x<depth>]``). The graph, indexes,
+scoring, selection and the shared answer generator are the same for all of them; only the
+policy changes.
 
 Every stage is a trace step — ``policy``, ``seed``, ``traverse:<d>`` (one per depth, kept and
 pruned paths with every score component), ``stop`` (reason, gain/completeness curve),
@@ -23,6 +25,7 @@ from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Evidence, T
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task, generate
 from ace_lab.mosaic.analyzer import PolicyDecision, analyze
+from ace_lab.mosaic.controls import ControlsAnalyzer, analyze_controls
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.scoring import PathScorer
 from ace_lab.mosaic.seeds import ChosenSeeds, select_seeds
@@ -44,9 +47,13 @@ TRACE_PRUNED = 12
 MOSAIC_FAMILIES = ("hierarchical", "openie")
 #: The registered MOSAIC methods (``ace-lab methods`` lists them in this order).
 MOSAIC_METHODS = (
-    "mosaic", "mosaic-fixed:narrow", "mosaic-fixed:medium", "mosaic-fixed:wide",
+    "mosaic",
+    "mosaic:controls",
+    "mosaic-fixed:narrow",
+    "mosaic-fixed:medium",
+    "mosaic-fixed:wide",
     "mosaic-budget-matched",
-)  # fmt: skip
+)
 #: Name heads of MOSAIC methods (``ace_lab.registry`` parses and resolves the names).
 MOSAIC_HEADS = ("mosaic", "mosaic-fixed", "mosaic-budget-matched")
 
@@ -66,7 +73,9 @@ class MosaicConfig(Bounded):
 
 
 class Mosaic:
-    """MOSAIC over one ``RetrievalGraph``: ``policy=None`` runs the analyzer per query."""
+    """MOSAIC over one ``RetrievalGraph``: ``policy=None`` runs an analyzer per query — the
+    paper's (the reply is the policy, :mod:`ace_lab.mosaic.controls`) when ``analyzer`` is
+    given, else today's six-signal mapping (:mod:`ace_lab.mosaic.analyzer`)."""
 
     def __init__(
         self,
@@ -76,17 +85,22 @@ class Mosaic:
         policy: ExplorationPolicy | None = None,
         config: MosaicConfig | None = None,
         name: str = "mosaic",
+        analyzer: ControlsAnalyzer | None = None,
     ) -> None:
         self.view = GraphView(graph)
         self.llm = llm
         self.policy = policy
         self.config = config or MosaicConfig()
         self.name = name
+        self.analyzer = analyzer
 
     def decide(self, query: str) -> PolicyDecision:
         if self.policy is not None:
             return PolicyDecision(self.policy, {}, {}, (), False, 0)
-        return analyze(self.llm, query, self.config.analyzer_attempts)
+        attempts = self.config.analyzer_attempts
+        if self.analyzer is not None:
+            return analyze_controls(self.llm, query, attempts, self.analyzer)
+        return analyze(self.llm, query, attempts)
 
     def answer(self, query: str, task: Task = "qa") -> Answer:
         trace, cfg = Trace(), self.config

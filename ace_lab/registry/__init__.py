@@ -13,11 +13,13 @@ Every name is parsed once, by one grammar (:mod:`ace_lab.registry.names`)::
 - ``ace-fixed:<label>`` — one fixed ACE policy for every query, e.g. ``ace-fixed:gap+depth``
   (also spelt ``ace>gap+depth``); ``<ace name>@graphrag`` (or ``@hirag``) — the same ACE
   configuration on another backbone (the paper's transfer experiment, Table 6a);
+  ``<ace name>:b1500`` (``ace-fixed:<label>+b1500``) — its adaptation at a 1,500-token budget;
 - ``mosaic-fixed:<width>``, ``mosaic-budget-matched:<budget>x<depth>`` and
   ``<mosaic name>@openie`` — MOSAIC's fixed policies and any MOSAIC method on the OpenIE graph;
-- ``<arc head>[:r<R>p<P>][@typed|@openie]`` — ArcRAG configurations (``arcrag``,
-  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``) with a retries × passes budget
-  and a graph family.
+- ``<arc head>[:strict+r<R>p<P>][@typed|@openie]`` — ArcRAG configurations (``arcrag``,
+  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``) with ``+``-joined variant
+  tokens (``strict``: the paper's ArcRAG, no scan template and no fallback passages; a
+  retries × passes budget) and a graph family.
 """
 
 from __future__ import annotations

@@ -1,19 +1,23 @@
-"""ArcRAG's names: ``<head>[:r<retries>p<passes>][@typed|@openie]``.
+"""ArcRAG's names: ``<head>[:<token>+<token>…][@<family>]``.
 
 The head picks the stages (:data:`ace_lab.arc.names.ARC_HEADS`: ``arcrag`` Explorer + Planner +
-Generator, ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``), the variant overrides
-retries and passes (``arcrag:r3p5``), the family picks the graph (``@typed``, the default, or
-``@openie``). Direct-Cypher's own budget is one attempt and one pass.
+Generator, ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``), the variant's tokens
+switch stages (:data:`~ace_lab.arc.names.SWITCHES`: ``strict``, ``grammar``) and override retries
+and passes (``r3p5``), the family picks the graph (``@typed``, the default, or ``@openie``).
+A variant is resolved in its canonical order (switches in :data:`SWITCHES` order, then the
+budget): ``arcrag:r3p5+strict`` is ``arcrag:strict+r3p5``. Direct-Cypher's own budget is one
+attempt and one pass; it writes no scan template and has no fallback passages, so ``strict``
+is refused there rather than naming its default configuration twice.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.method import ArcConfig, ArcRAG
-from ace_lab.arc.names import ARC_HEADS, ARC_METHODS, FAMILIES
+from ace_lab.arc.names import ARC_HEADS, ARC_METHODS, FAMILIES, SWITCHES
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
 from ace_lab.registry.method_spec import ARC_REPORT, MethodSpec
@@ -21,6 +25,13 @@ from ace_lab.registry.names import MethodName, parse
 from ace_lab.retrieval import RetrievalGraph
 
 _BUDGET = re.compile(r"r\d+p\d+")
+_VARIANT = "'+'-joined tokens: " + ", ".join(SWITCHES) + ", r<retries>p<passes>"
+#: Variant switch token → the ``ArcConfig`` fields it sets. A token whose fields ``ArcConfig``
+#: lacks is refused with one line, so ``grammar`` works as soon as ``ArcConfig.grammar`` exists.
+SWITCH_FIELDS: dict[str, dict[str, bool]] = {
+    "strict": {"template": False, "fallback": False},
+    "grammar": {"grammar": True},  # schema-constrained decoding of the Cypher (issue 37)
+}
 
 
 def is_arc(head: str) -> bool:
@@ -28,23 +39,53 @@ def is_arc(head: str) -> bool:
     return head in ARC_HEADS
 
 
+def variant_tokens(name: str, variant: str) -> tuple[tuple[str, ...], str]:
+    """The switch tokens (in :data:`SWITCHES` order) and the budget label ("" for none) of
+    ``variant`` (``strict+r3p5``); a ``KeyError`` for an unknown or repeated token."""
+    tokens = variant.split("+") if variant else []
+    budgets = [t for t in tokens if _BUDGET.fullmatch(t)]
+    unknown = [t for t in tokens if t not in SWITCHES and t not in budgets]
+    if unknown or len(budgets) > 1 or len(set(tokens)) < len(tokens):
+        raise KeyError(f"{name!r}: an ArcRAG variant is {_VARIANT}, each at most once")
+    return tuple(s for s in SWITCHES if s in tokens), "".join(budgets)
+
+
+def arc_config(name: str, components: str, switches: tuple[str, ...]) -> ArcConfig:
+    """The ``ArcConfig`` of ``components`` with the variant's ``switches`` on."""
+    if components == "direct" and "strict" in switches:
+        raise KeyError(f"{name!r}: Direct-Cypher has no scan template or fallback to turn off")
+    known = {f.name for f in fields(ArcConfig)}
+    settings: dict[str, bool] = {}
+    for switch in switches:
+        missing = set(SWITCH_FIELDS[switch]) - known
+        if missing:
+            raise KeyError(f"{name!r}: {switch!r} is not available (no ArcConfig.{min(missing)})")
+        settings |= SWITCH_FIELDS[switch]
+    return ArcConfig(components=components, **settings)
+
+
 def resolve(parts: MethodName) -> MethodSpec:
-    """The spec of an ArcRAG name: its stages, budget and graph family (Cypher store)."""
-    name = str(parts)
-    if parts.policy or (parts.variant and _BUDGET.fullmatch(parts.variant) is None):
-        raise KeyError(f"{name!r}: an ArcRAG name is <head>[:r<retries>p<passes>][@family]")
+    """The spec of an ArcRAG name: its stages, switches, budget and graph family (Cypher
+    store), named in its canonical order."""
+    if parts.policy:
+        raise KeyError(f"{str(parts)!r}: an ArcRAG name is <head>[:<variant>][@family]")
+    switches, label = variant_tokens(str(parts), parts.variant)
     components, about = ARC_HEADS[parts.head]
     family = parts.family or "typed"  # the graph ArcRAG was designed for
+    variant = "+".join((*switches, label) if label else switches)
+    name = str(replace(parts, variant=variant))
     if family not in FAMILIES:
-        raise KeyError(f"unknown graph family {family!r} in {name!r}; use @typed or @openie")
+        known = ", ".join(f"@{f}" for f in FAMILIES)
+        raise KeyError(f"unknown graph family {family!r} in {name!r}; use {known}")
     base = replace(Budget(), retries=1, passes=1) if components == "direct" else Budget()
-    budget = Budget.parse(parts.variant, base) if parts.variant else base
-    config = ArcConfig(components=components)
+    budget = Budget.parse(label, base) if label else base
+    config = arc_config(name, components, switches)
 
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
         return ArcRAG(graph, llm, config, budget, name=name)
 
-    about = f"{about} ({family} graph, budget {budget.label})"
+    strict = ", strict: no template, no fallback" if "strict" in switches else ""
+    about = f"{about} ({family} graph, budget {budget.label}{strict})"
     return MethodSpec(name, family, factory, True, about, (config, budget), ARC_REPORT)
 
 

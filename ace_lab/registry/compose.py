@@ -23,10 +23,9 @@ from ace_lab.arc.names import ARC_HEADS
 from ace_lab.arc.source import ArcSource
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.mosaic.method import MOSAIC_HEADS, MosaicConfig
-from ace_lab.mosaic.policy import ExplorationPolicy
+from ace_lab.mosaic.method import MOSAIC_HEADS
 from ace_lab.mosaic.source import MosaicSource
-from ace_lab.registry import ace
+from ace_lab.registry import ace, mosaic
 from ace_lab.registry.method_spec import ACE_REPORT, MethodSpec
 from ace_lab.registry.names import MethodName, head_of, parse
 from ace_lab.retrieval import RetrievalGraph
@@ -48,10 +47,10 @@ def _source(source: MethodSpec, parts: MethodName) -> SourceFactory:
         build = SOURCE_BACKBONES[head]
         return lambda graph, llm: build(graph)
     if head in MOSAIC_HEADS:
-        analyzer = head == "mosaic" and not parts.variant
-        policy = None if analyzer else source.config(ExplorationPolicy)
-        config = source.config(MosaicConfig)
-        return lambda graph, llm: MosaicSource(graph, llm, policy=policy, config=config, name=name)
+        policy, config, analyzer = mosaic.source_settings(source)
+        return lambda graph, llm: MosaicSource(
+            graph, llm, policy=policy, config=config, name=name, analyzer=analyzer
+        )
     if head in ARC_HEADS:
         arc_config, budget = source.config(ArcConfig), source.config(Budget)
         return lambda graph, llm: ArcSource(graph, llm, arc_config, budget, name=name)

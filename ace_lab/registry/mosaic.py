@@ -1,18 +1,28 @@
-"""MOSAIC's names: the analyzer's per-query policy or one fixed policy, on either graph.
+"""MOSAIC's names: an analyzer's per-query policy or one fixed policy, on either graph.
 
-``mosaic`` (analyzer), ``mosaic-fixed:<narrow|medium|wide>``, ``mosaic-budget-matched``
-(default budget × depth :data:`~ace_lab.mosaic.policy.BUDGET_MATCHED_DEFAULT`) or
-``mosaic-budget-matched:<b>x<d>``, each optionally ``@hierarchical`` (default) or ``@openie``.
-``mosaic>narrow`` and ``mosaic>12x3`` are other spellings of ``mosaic-fixed:narrow`` and
+``mosaic:controls`` (the paper's analyzer: its reply is the bounded policy itself,
+:mod:`ace_lab.mosaic.controls`), ``mosaic`` (today's analyzer: six signals mapped to controls
+with project floors, :mod:`ace_lab.mosaic.analyzer`), ``mosaic-fixed:<narrow|medium|wide>``,
+``mosaic-budget-matched`` (default budget × depth
+:data:`~ace_lab.mosaic.policy.BUDGET_MATCHED_DEFAULT`) or ``mosaic-budget-matched:<b>x<d>``,
+each optionally ``@hierarchical`` (default) or ``@openie``. ``mosaic>narrow`` and
+``mosaic>12x3`` are other spellings of ``mosaic-fixed:narrow`` and
 ``mosaic-budget-matched:12x3``.
+
+``mosaic:signals`` is another spelling of ``mosaic`` (it resolves to the name ``mosaic``, so the
+same configuration hash and the same records). The committed ``mosaic`` records were produced
+by the signals mapping; ``mosaic`` switches to the controls analyzer once its rerun replaces
+the committed rows, and ``mosaic:signals`` then becomes the mapping's own name.
 """
 
 from __future__ import annotations
 
 import re
 
+from ace_lab.bounded import Bounded
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
+from ace_lab.mosaic.controls import ControlsAnalyzer
 from ace_lab.mosaic.method import (
     MOSAIC_FAMILIES,
     MOSAIC_HEADS,
@@ -31,8 +41,15 @@ from ace_lab.registry.names import MethodName, parse
 from ace_lab.retrieval import RetrievalGraph
 
 _BUDGET = re.compile(r"(\d+)x(\d+)")
+#: The analyzer of each ``mosaic:<variant>`` ("" and "signals": the six-signal mapping).
+ANALYZER_VARIANTS: dict[str, ControlsAnalyzer | None] = {
+    "": None,
+    "signals": None,
+    "controls": ControlsAnalyzer(),
+}
 _USAGE = (
-    "use mosaic, mosaic-fixed:<narrow|medium|wide>, mosaic-budget-matched[:<budget>x<depth>] "
+    "use mosaic, mosaic:controls, mosaic:signals, mosaic-fixed:<narrow|medium|wide>, "
+    "mosaic-budget-matched[:<budget>x<depth>] "
     "or mosaic><narrow|medium|wide|<budget>x<depth>>, optionally @openie"
 )
 
@@ -43,7 +60,10 @@ def is_mosaic(head: str) -> bool:
 
 
 def canonical(parts: MethodName) -> MethodName:
-    """``mosaic>width`` and ``mosaic>BxD`` written the canonical way; others unchanged."""
+    """``mosaic>width``, ``mosaic>BxD`` and ``mosaic:signals`` written the canonical way;
+    others unchanged."""
+    if parts.head == "mosaic" and parts.variant == "signals" and not parts.policy:
+        return MethodName("mosaic", "", parts.family)
     if not parts.policy:
         return parts
     fixed, matched = parts.policy in FIXED_POLICIES, _BUDGET.fullmatch(parts.policy)
@@ -58,6 +78,8 @@ def _policy(parts: MethodName) -> tuple[ExplorationPolicy | None, str]:
     head, arg, family = parts.head, parts.variant, parts.family or "hierarchical"
     if head == "mosaic" and not arg:
         return None, f"MOSAIC: analyzer → per-query exploration policy ({family})"
+    if head == "mosaic" and arg == "controls":
+        return None, f"MOSAIC: the paper's analyzer, its reply is the policy ({family})"
     if head == "mosaic-fixed" and arg in FIXED_POLICIES:
         policy = FIXED_POLICIES[arg]
         return policy, f"MOSAIC pipeline, Fixed {arg.title()} ({policy.label})"
@@ -79,12 +101,27 @@ def resolve(parts: MethodName) -> MethodSpec:
         raise KeyError(f"unknown graph family {family!r} in {name!r}; use {MOSAIC_FAMILIES}")
     policy, about = _policy(parts)
     config = MosaicConfig()
+    analyzer = ANALYZER_VARIANTS.get(parts.variant) if parts.head == "mosaic" else None
 
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
-        return Mosaic(graph, llm, policy=policy, config=config, name=name)
+        return Mosaic(graph, llm, policy=policy, config=config, name=name, analyzer=analyzer)
 
-    configs = (config, policy or ExplorationPolicy())
+    configs: tuple[Bounded, ...] = (config, policy or ExplorationPolicy())
+    configs += (analyzer,) if analyzer else ()
     return MethodSpec(name, family, factory, False, about, configs, MOSAIC_REPORT)
+
+
+def source_settings(
+    source: MethodSpec,
+) -> tuple[ExplorationPolicy | None, MosaicConfig, ControlsAnalyzer | None]:
+    """What a composition (``mosaic>ace-full``) builds MOSAIC's evidence source from: the
+    fixed policy of ``source`` (None: an analyzer's), its settings and the paper's analyzer
+    (None: the six-signal mapping)."""
+    parts = parse(source.name)
+    runs_analyzer = parts.head == "mosaic" and parts.variant in ANALYZER_VARIANTS
+    policy = None if runs_analyzer else source.config(ExplorationPolicy)
+    analyzer = next((c for c in source.configs if isinstance(c, ControlsAnalyzer)), None)
+    return policy, source.config(MosaicConfig), analyzer
 
 
 #: The registered MOSAIC methods (``ace-lab methods`` lists them in this order).

@@ -2,11 +2,12 @@
 
 - ``head`` — the method or named configuration: ``hirag``, ``ace-full``, ``arcrag-explorer``,
   ``mosaic-fixed`` (lower-case words joined by ``-``);
-- ``:variant`` — the head's argument: an ACE policy label (``ace-fixed:gap+depth``), an ArcRAG
+- ``:variant`` — the head's argument: an ACE policy label (``ace-fixed:gap+depth``) and/or
+  adaptation budget (``ace-full:b1500``, ``ace-fixed:gap+depth+b1500``), an ArcRAG
   budget (``arcrag:r3p5``), a MOSAIC width or budget × depth (``mosaic-fixed:narrow``,
   ``mosaic-budget-matched:12x2``);
-- ``@family`` — the graph family read (``@openie``, ``@typed``, ``@hierarchical``) or, for ACE,
-  the retrieval backbone (``@hirag``, ``@graphrag``);
+- ``@family`` — the graph family read (``@openie``, ``@typed``, ``@hierarchical``, the view
+  ``@openie-bare``) or, for ACE, the retrieval backbone (``@hirag``, ``@graphrag``);
 - ``>policy`` — one fixed exploration or context policy for every query: ``ace>gap+depth`` and
   ``mosaic>narrow`` are other spellings of ``ace-fixed:gap+depth`` and ``mosaic-fixed:narrow``;
   or an ACE method (``head[:variant]``, e.g. ``ace-full``, ``ace-fixed:gap+depth``) run over the
@@ -27,9 +28,11 @@ _HEAD = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
 _ARG = r"[a-z0-9][a-z0-9+]*"
 #: A fixed policy (``gap+depth``, ``narrow``, ``12x3``) or a method's ``head[:variant]``.
 _POLICY = rf"{_ARG}|{_HEAD}(?::{_ARG})?"
-_PARTS = {"head": _HEAD, "variant": _ARG, "family": r"[a-z]+", "policy": _POLICY}
+#: A graph family or backbone: a word, or words joined by ``-`` (a view: ``openie-bare``).
+_FAMILY = r"[a-z]+(?:-[a-z]+)*"
+_PARTS = {"head": _HEAD, "variant": _ARG, "family": _FAMILY, "policy": _POLICY}
 _NAME = re.compile(
-    rf"(?P<head>{_HEAD})(?::(?P<variant>{_ARG}))?(?:@(?P<family>[a-z]+))?"
+    rf"(?P<head>{_HEAD})(?::(?P<variant>{_ARG}))?(?:@(?P<family>{_FAMILY}))?"
     rf"(?:>(?P<policy>{_POLICY}))?"
 )
 #: The separator written before each optional part.

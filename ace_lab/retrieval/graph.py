@@ -27,7 +27,7 @@ import networkx as nx
 from ace_lab.config import DEFAULT_TIER, GraphSettings, Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Evidence
-from ace_lab.graph.seeds import SeedIndexes, entity_text
+from ace_lab.graph.seeds import SEED_KINDS, SeedIndexes, entity_text
 from ace_lab.graph.tables import GraphTables
 from ace_lab.index import HybridIndex
 from ace_lab.retrieval.paths import BridgeIndex, bridge_index
@@ -167,7 +167,9 @@ class RetrievalGraph:
         settings = settings or load_settings()
         tables = tables if tables is not None else GraphTables.load(out / "tables")
         embedder = get_embedder(settings.embed)
-        indexes = SeedIndexes.load(out / "index", embedder)
+        # a graph without provenance (the openie-bare view of an OpenIE build) has no passages
+        kinds = SEED_KINDS if tables.provenance else tuple(k for k in SEED_KINDS if k != "passages")
+        indexes = SeedIndexes.load(out / "index", embedder, kinds=kinds)
         name = f"{tables.meta.get('slice_id', out.parent.parent.name)}/{tables.meta.get('family')}"
         return cls(tables, indexes, name=name, embedder=embedder, store=settings.graph)
 

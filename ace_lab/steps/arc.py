@@ -164,16 +164,19 @@ class ArcPlan(StepPayload):
 class CypherAttempt(StepPayload):
     """One attempt at a subplan's Cypher: the query and what came back, whether it was
     acceptable and why (not), whether it refined an earlier attempt, and whether it is the
-    schema template of the neighbourhood scan (no model wrote it)."""
+    schema template of the neighbourhood scan (no model wrote it), and the constraint the model
+    wrote it under (``constraint``: "gbnf", "json-plan", or "" for none)."""
 
     query: CypherQuery
     acceptable: bool
     reason: str
     refined: bool = False
     templated: bool = False
+    constraint: str = ""
 
     def line(self) -> str:
-        return f"{'acceptable' if self.acceptable else 'rejected'}: {self.reason}"
+        under = f" (written under {self.constraint})" if self.constraint else ""
+        return f"{'acceptable' if self.acceptable else 'rejected'}{under}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,9 @@ class CypherExecution(StepPayload):
     def line(self) -> str:
         outcome = f"accepted, {self.new_elements} new elements" if self.accepted else "none ok"
         where = f"p{self.pass_index}.s{self.subplan_index}"
-        return f"{where}: {len(self.attempts)} attempt(s), {outcome}"
+        n, templated = len(self.attempts), sum(a.templated for a in self.attempts)
+        how = f"{n} attempt(s) ({templated} template, {n - templated} model-written)"
+        return f"{where}: {how if templated else f'{n} model-written attempt(s)'}, {outcome}"
 
 
 @dataclass(frozen=True)
@@ -223,16 +228,29 @@ class WitnessUpdate(StepPayload):
 
 @dataclass(frozen=True)
 class ArcGeneration(Generation):
-    """A pass's answer: the generic generation, the pass, the context it was composed from and
-    whether that context fell back to the retrieved passages (the witness held none)."""
+    """A pass's answer: the generic generation, the pass, the context it was composed from,
+    whether that context fell back to the retrieved passages (the witness held none), and where
+    each context item came from (``sources``, parallel to ``context_ids``: ``model``,
+    ``template`` or ``fallback``; empty in records written before it was kept)."""
 
     pass_index: int = 0
     context_ids: tuple[str, ...] = ()
     fallback: bool = False
+    sources: tuple[str, ...] = ()
+
+    def source_counts(self) -> dict[str, int]:
+        """How many context items came from each source, in first-seen order."""
+        counts: dict[str, int] = {}
+        for source in self.sources:
+            counts[source] = counts.get(source, 0) + 1
+        return counts
 
     def line(self) -> str:
         fell = ", retrieved passages" if self.fallback else ""
-        return f"pass {self.pass_index} answer: {self.answer} ({len(self.context_ids)} items{fell})"
+        counts = ", ".join(f"{n} {source}" for source, n in self.source_counts().items())
+        origin = f": {counts}" if counts else ""
+        items = f"{len(self.context_ids)} items{origin}{fell}"
+        return f"pass {self.pass_index} answer: {self.answer} ({items})"
 
 
 @dataclass(frozen=True)
@@ -269,8 +287,11 @@ class ArcPass(StepPayload):
 @dataclass(frozen=True)
 class ArcDetails(AnswerDetails):
     """What ArcRAG reports about one answer: its budget and components, the per-question
-    ``stats`` (its record column), the passes and the witness (``Witness.to_dict()``:
-    ``queries`` with their row digests for replay, and ``elements``)."""
+    ``stats`` (its record column; ``context_from_model``/``_template``/``_fallback`` are the
+    final context's token shares by origin, ``context_items_*`` its item counts, see
+    ``ace_lab.arc.answer.context_provenance``), the passes and the witness
+    (``Witness.to_dict()``: ``queries`` with their row digests for replay and whether the scan
+    template wrote them, ``templated``; and ``elements``)."""
 
     budget: str
     components: str

@@ -3,11 +3,13 @@
 Every setting a person can move in the explorer is one method name, so each answer is made by
 :func:`ace_lab.registry.make_method` and goes through the same harness as ``ace-lab run``:
 
-- MOSAIC: the analyzer's per-query policy (``mosaic``), one fixed width
+- MOSAIC: the analyzer's per-query policy (``mosaic``, or the paper's analyzer that writes the
+  controls itself, ``mosaic:controls``), one fixed width
   (``mosaic-fixed:narrow``) or a fixed evidence budget × depth cap
   (``mosaic-budget-matched:12x3``);
-- ArcRAG: the head (which stages run), the budget ``r<retries>p<passes>`` and the graph family
-  (``arcrag:r2p3@openie``); the name grammar has no other ArcRAG switch;
+- ArcRAG: the head (which stages run), the switches ``strict`` (no scan template, no
+  fallback passages) and ``grammar`` (schema-constrained Cypher), the budget
+  ``r<retries>p<passes>`` and the graph family (``arcrag:strict+grammar+r2p3@openie``);
 - ACE: the topology whose policy runs (the router's, ``ace-adaptive``; every policy,
   ``ace-full``; or one topology's fixed policy, ``ace-fixed:gap+depth+prune``) and the
   backbone (``@graphrag``). ACE's token budget is not part of a name, so it is not a control.
@@ -25,7 +27,7 @@ from ace_lab.mosaic.policy import BUDGET_MATCHED_DEFAULT, FIXED_POLICIES, Explor
 from ace_lab.registry import MethodName, canonical_name
 
 #: MOSAIC's policy choices: the analyzer, the fixed widths, or budget × depth.
-MOSAIC_WIDTHS = ("analyzer", *FIXED_POLICIES, "budget")
+MOSAIC_WIDTHS = ("analyzer", "controls", *FIXED_POLICIES, "budget")
 #: ArcRAG's stage choices (name heads) and graph families.
 ARC_HEAD_CHOICES = tuple(ARC_HEADS)
 ARC_FAMILY_CHOICES = tuple(ARC_FAMILIES)
@@ -56,17 +58,30 @@ def mosaic_name(
         raise ValueError(f"unknown MOSAIC width {width!r}; use one of {MOSAIC_WIDTHS}")
     if width == "analyzer":
         return "mosaic"
+    if width == "controls":
+        return "mosaic:controls"
     if width == "budget":
         return canonical_name(f"mosaic>{budget}x{depth}")
     return canonical_name(f"mosaic>{width}")
 
 
-def arc_name(head: str = "arcrag", retries: int = 3, passes: int = 6, family: str = "typed") -> str:
-    """``<head>:r<retries>p<passes>[@openie]`` (the typed graph is ArcRAG's default)."""
+def arc_name(
+    head: str = "arcrag",
+    retries: int = 3,
+    passes: int = 6,
+    family: str = "typed",
+    *,
+    strict: bool = False,
+    grammar: bool = False,
+) -> str:
+    """``<head>:[strict+][grammar+]r<retries>p<passes>[@family]`` (the typed graph is ArcRAG's
+    default; Direct-Cypher has nothing ``strict`` turns off, so the switch is ignored there)."""
     if head not in ARC_HEADS:
         raise ValueError(f"unknown ArcRAG head {head!r}; use one of {ARC_HEAD_CHOICES}")
+    strict = strict and ARC_HEADS[head][0] != "direct"
+    tokens = [t for t, on in (("strict", strict), ("grammar", grammar)) if on]
     suffix = "" if family == "typed" else f"@{family}"
-    return canonical_name(f"{head}:r{retries}p{passes}{suffix}")
+    return canonical_name(f"{head}:{'+'.join([*tokens, f'r{retries}p{passes}'])}{suffix}")
 
 
 def ace_name(topology: str = "adaptive", backbone: str = "hirag") -> str:

@@ -26,6 +26,7 @@ from ace_lab.evidence import Answer
 from ace_lab.llm import get_llm
 from ace_lab.mosaic.policy import BUDGET_MATCHED_DEFAULT
 from ace_lab.registry import canonical_name, parse
+from ace_lab.registry.arc import variant_tokens
 from ace_lab.retrieval import RetrievalGraph
 from ace_lab.widgets import knobs
 from ace_lab.widgets.stepper import Pager
@@ -81,12 +82,16 @@ class Controls:
         self.retries = _slider("retries", 1, 5, arc.retries)
         self.passes = _slider("passes", 1, arc.passes, arc.passes)
         self.family = _toggles(knobs.ARC_FAMILY_CHOICES, "typed", "graph")
+        self.strict = w.Checkbox(value=False, description="strict (no template, no fallback)")
+        self.grammar = w.Checkbox(value=False, description="grammar-constrained Cypher")
         self.topology = _toggles(knobs.ACE_TOPOLOGIES, "adaptive", "topology")
         self.backbone = _toggles(knobs.ACE_BACKBONES, "hirag", "backbone")
         self.tabs = w.Tab(
             children=[
                 w.VBox([self.width, self.budget, self.depth]),
-                w.VBox([self.head, self.retries, self.passes, self.family]),
+                w.VBox(
+                    [self.head, self.retries, self.passes, self.family, self.strict, self.grammar]
+                ),
                 w.VBox([self.topology, self.backbone]),
             ]
         )
@@ -100,6 +105,8 @@ class Controls:
             self.retries,
             self.passes,
             self.family,
+            self.strict,
+            self.grammar,
             self.topology,
             self.backbone,
         )
@@ -111,7 +118,12 @@ class Controls:
             return knobs.mosaic_name(self.width.value, self.budget.value, self.depth.value)
         if family == "ArcRAG":
             return knobs.arc_name(
-                self.head.value, self.retries.value, self.passes.value, self.family.value
+                self.head.value,
+                self.retries.value,
+                self.passes.value,
+                self.family.value,
+                strict=self.strict.value,
+                grammar=self.grammar.value,
             )
         return knobs.ace_name(self.topology.value, self.backbone.value)
 
@@ -125,10 +137,13 @@ class Controls:
                 )
                 self.budget.value, self.depth.value = int(budget), int(depth)
             widths = {"mosaic": "analyzer", "mosaic-budget-matched": "budget"}
-            self.width.value = widths.get(parts.head, parts.variant)
+            width = widths.get(parts.head, parts.variant)
+            self.width.value = "controls" if parts.variant == "controls" else width
             self.tabs.selected_index = 0
         elif parts.head in knobs.ARC_HEAD_CHOICES:
-            budget = Budget.parse(parts.variant, Budget()) if parts.variant else Budget()
+            switches, label = variant_tokens(str(parts), parts.variant)
+            budget = Budget.parse(label, Budget()) if label else Budget()
+            self.strict.value, self.grammar.value = "strict" in switches, "grammar" in switches
             self.head.value, self.family.value = parts.head, parts.family or "typed"
             self.retries.value, self.passes.value = budget.retries, budget.passes
             self.tabs.selected_index = 1

@@ -33,9 +33,10 @@ def ablation_plot(
 
     Circles: mean F1 with its 95% interval; diamonds: no interval (the oracle, a hindsight
     choice); the shuffled router's bar is ± one sd over permutations; a dashed line marks
-    ``full``'s F1, and a row without a score says ``missing``. Rows follow the first table.
+    ``full``'s F1, and a row without a score says ``missing``. Rows follow the first table,
+    then any row only a later table has (a study with runs the others lack).
     """
-    rows = list(panels[0].table["method"]) if panels else []
+    rows = list(dict.fromkeys(m for panel in panels for m in panel.table["method"]))
     fig, axes = forest_axes(panels, len(rows), 4.8)
     if not panels:
         placeholder(axes[0], f"no results yet; make them with\n{command}")
@@ -44,7 +45,8 @@ def ablation_plot(
     colour = {full: "#333333", "oracle best fixed": "#9c755f"}
     colour |= dict.fromkeys(adaptive_runs(adaptive), "#e15759")
     for ax, panel in zip(axes, panels, strict=True):
-        for i, row in enumerate(panel.table.to_dict("records")):
+        for row in panel.table.to_dict("records"):
+            i = rows.index(row["method"])
             shuffled = row["method"].startswith("shuffled router")
             c = "#9c755f" if shuffled else colour.get(row["method"], "#4e79a7")
             if pd.isna(row["F1"]):

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.ace import analysis
+from ace_lab.ace.adapt import AdaptConfig
 from ace_lab.ace.analysis import topology_rank
 from ace_lab.eval.reporting.tables import (
     common_ids,
@@ -31,7 +32,9 @@ from ace_lab.eval.reporting.tables import (
     select_methods,
 )
 from ace_lab.eval.statistics import bootstrap_ci, oracle_best_fixed, shuffled_policy_control
-from ace_lab.registry import fixed_policy_runs, head_of
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
+from ace_lab.registry import fixed_policy_runs, head_of, spec
+from ace_lab.registry.ace import at_budget
 
 #: The runs whose per-question score can stand for each router topology's policy, preferred
 #: first: POINT → ``ace-wo-breadth`` or ``ace-fixed:gap+depth+prune`` (the same policy) ...
@@ -42,8 +45,14 @@ TOPOLOGY_RUNS: dict[str, tuple[str, ...]] = {
 CONTROLS = ("oracle best fixed", "shuffled router")
 #: Full-ACE's ablations, one component removed each (ACE Table 3).
 ABLATIONS = ("ace-wo-breadth", "ace-wo-depth", "ace-wo-gap", "ace-wo-pruning")
-#: The columns notebook 07 shows of :func:`ablation_report`.
+#: Full-ACE's pruning ablation split in two (``ace-wo-pruning`` changes both halves): rows of
+#: :func:`ablation_report` when a study has their records.
+SPLIT_ABLATIONS = ("ace-wo-semantic-pruning", "ace-wo-report-drop")
+#: The columns notebook 07 shows of :func:`ablation_report` (:func:`ablation_view` adds the
+#: ``budget`` column where a table has one).
 ABLATION_VIEW = ["method", "n", "EM", "F1 [95% CI]", "ΔF1 vs Full", "note"]
+#: The adaptation budget every ACE name without ``:b<N>`` runs with (2,400 tokens).
+DEFAULT_BUDGET = AdaptConfig().budget_tokens
 
 
 def topology_methods(present: Iterable[str]) -> dict[str, str]:
@@ -280,6 +289,45 @@ def f1_text(row: dict[str, Any]) -> str:
     return f"{row['F1']:.3f} [{row['F1_low']:.3f}, {row['F1_high']:.3f}]"
 
 
+def adaptation_budget(method: str) -> int | None:
+    """The token budget of ``method``'s adaptation (None: not an ACE run, or no known name)."""
+    try:
+        return spec(method).config(AdaptConfig).budget_tokens
+    except (KeyError, ValueError):
+        return None
+
+
+def extra_rows(
+    full: str, ablations: Sequence[str], adaptives: Sequence[str], present: Iterable[str]
+) -> tuple[list[str], list[str]]:
+    """The rows :func:`ablation_report` adds when a study has their records, as (configurations,
+    Adaptive-ACE runs): the :data:`SPLIT_ABLATIONS`, then Full-ACE, the ablations and the split
+    ablations at the shared 1,500-token budget (``:b1500``); each Adaptive-ACE run at it."""
+    listed = {full, *ablations, *adaptives}
+    split = [m for m in SPLIT_ABLATIONS if m not in ablations]
+    shared = [at_budget(m, CONTEXT_BUDGET_TOKENS) for m in [full, *ablations, *split]]
+    have = set(present)
+    configs = [m for m in dict.fromkeys([*split, *shared]) if m in have and m not in listed]
+    routed = [at_budget(a, CONTEXT_BUDGET_TOKENS) for a in adaptives]
+    return configs, [m for m in dict.fromkeys(routed) if m in have and m not in listed]
+
+
+def _reference(full: str, method: str) -> str:
+    """The Full-ACE run ``method`` is paired against: Full-ACE at ``method``'s budget, or
+    ``full`` itself for Full-ACE at another budget (the budget's own effect)."""
+    budget = adaptation_budget(method)
+    if budget is None or budget == adaptation_budget(full):
+        return full
+    same = at_budget(full, budget)
+    return full if same == method else same
+
+
+def ablation_view(table: pd.DataFrame) -> list[str]:
+    """The columns to show of an :func:`ablation_report` table: :data:`ABLATION_VIEW`, with
+    ``budget`` after ``method`` where the table has it."""
+    return [ABLATION_VIEW[0], "budget", *ABLATION_VIEW[1:]] if "budget" in table else ABLATION_VIEW
+
+
 def ablation_report(
     df: pd.DataFrame,
     full: str = "ace-full",
@@ -292,24 +340,46 @@ def ablation_report(
     several Adaptive-ACE runs, one per router prompt: each run after its shuffled control).
 
     Rows in that order (:func:`ablation_table`'s columns), plus ``F1 [95% CI]`` as text
-    (:func:`f1_text`) and ``ΔF1 vs Full``, each run's paired F1 difference against ``full``
+    (:func:`f1_text`) and ``ΔF1 vs Full``, each run's paired F1 difference against Full-ACE
     with its interval (empty without both runs). The oracle's candidates are every fixed
-    configuration present: ``full``, the ablations and any ``ace-fixed:*`` run.
+    configuration present at Full-ACE's budget: ``full``, the ablations and any
+    ``ace-fixed:*`` run.
+
+    Runs of :func:`extra_rows` that the study has (the split pruning ablations, the
+    configurations at the shared 1,500-token budget) follow the ablations and the Adaptive-ACE
+    runs; each is paired against Full-ACE at its own budget (Full-ACE at 1,500 against
+    ``full``). When a row's adaptation budget differs from the default 2,400 tokens, a
+    ``budget`` column gives every configuration row's (tables without such rows are as before).
     """
-    configs, adaptives = [full, *ablations], adaptive_runs(adaptive)
+    present = set(df["method"])
+    adaptives = adaptive_runs(adaptive)
+    more_configs, more_adaptives = extra_rows(full, ablations, adaptives, present)
+    configs = [full, *ablations, *more_configs]
     several = len(adaptives) > 1
     routed = [m for a in adaptives for m in (shuffled_label(a, several), a)]
-    order = [*configs, CONTROLS[0], *routed]
-    present = set(df["method"])
-    fixed = sorted(m for m in present if head_of(m) == "ace-fixed" or m in configs)
-    table = ablation_table(
-        df, [*configs, *adaptives], fixed, adaptive=adaptives, n_permutations=n_permutations
+    order = [*configs, CONTROLS[0], *routed, *more_adaptives]
+    own = adaptation_budget(full)
+    fixed = sorted(
+        m
+        for m in present
+        if (head_of(m) == "ace-fixed" or m in configs) and adaptation_budget(m) == own
     )
+    runs = [*configs, *adaptives, *more_adaptives]
+    table = ablation_table(df, runs, fixed, adaptive=adaptives, n_permutations=n_permutations)
     table = table.set_index("method").loc[order].reset_index()
     table["F1 [95% CI]"] = [f1_text(row) for row in table.to_dict("records")]
     table["ΔF1 vs Full"] = ""
-    others = [m for m in [*ablations, *adaptives] if m in present]
-    if full in present and others:
-        paired = paired_tests(df, full, others).set_index("method")["diff [95% CI]"]
-        table["ΔF1 vs Full"] = table["method"].map(paired).fillna("")
+    others = [m for m in runs if m in present and m != full]
+    references: dict[str, list[str]] = {}
+    for method in others:
+        references.setdefault(_reference(full, method), []).append(method)
+    for reference, methods in references.items():
+        if reference in present:
+            paired = paired_tests(df, reference, methods).set_index("method")["diff [95% CI]"]
+            fill = table["method"].map(paired)
+            table["ΔF1 vs Full"] = fill.where(fill.notna(), table["ΔF1 vs Full"])
+    budgets = {m: adaptation_budget(m) for m in runs}
+    if any(b not in (None, DEFAULT_BUDGET) for b in budgets.values()):
+        column = table["method"].map(lambda m: budgets.get(m)).astype("Int64")
+        table.insert(1, "budget", column)
     return table

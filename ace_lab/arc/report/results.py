@@ -1,10 +1,11 @@
 """ArcRAG's result tables and figure, read from a study's records (no LLM, no graph).
 
 - :func:`budget_grid` — the paper's Table 13 analogue: each configuration (``arcrag``,
-  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``) × graph family × retries ×
-  passes, with EM and F1 and their 95 % bootstrap intervals, and the cost of the cell as if it
-  had run alone (cold-cache LLM calls and tokens, seconds). Budgets never reach a prompt, so a
-  larger cell replays a smaller one's calls from the cache; ``cache_hit_share`` shows how much.
+  ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``, each with its switches, e.g.
+  ``arcrag:strict``) × graph family × retries × passes, with EM and F1 and their 95 %
+  bootstrap intervals, and the cost of the cell as if it had run alone (cold-cache LLM calls
+  and tokens, seconds). Budgets never reach a prompt, so a larger cell replays a smaller one's
+  calls from the cache; ``cache_hit_share`` shows how much.
 - :func:`pooled_budget_grid` — the same grid over several studies' records pooled (the paper's
   Table 13 is a stratified sample from two data sets); ``slices`` names where a cell's
   questions came from.
@@ -16,7 +17,8 @@
   (the context the answer is composed from, the answers, Cypher and plans, explorer notes,
   sufficiency judgements), from the per-step tokens the records keep.
 - :func:`cypher_quality` — per method, the share of generated Cypher that ran (valid) and that
-  was acceptable, over all attempts and at the first attempt.
+  was acceptable, over all attempts and at the first attempt, and (records that say) the share
+  of the context from model-written Cypher, the scan template and the fallback.
 
 A record is a row of ``eval.study.results_frame``: ``method``, ``em``, ``f1``, ``stats`` (the
 column of :class:`~ace_lab.steps.arc.ArcDetails`), ``steps`` and the cost columns. A record
@@ -35,9 +37,10 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.arc.budget import Budget
-from ace_lab.arc.names import ARC_HEADS
+from ace_lab.arc.names import ARC_HEADS, SWITCHES
+from ace_lab.eval.metrics.context_stats import ORIGIN_COLUMNS
 from ace_lab.eval.statistics import bootstrap_ci
-from ace_lab.registry import head_of, spec
+from ace_lab.registry import head_of, parse, spec
 from ace_lab.trace import step_kind
 
 #: Where an ArcRAG record's tokens go: step kind → category (the rest: "other").
@@ -64,11 +67,19 @@ def arc_rows(df: pd.DataFrame) -> pd.DataFrame:
     if sub.empty:
         return sub.assign(configuration=[], family=[], retries=[], passes=[])
     specs = [spec(str(m)) for m in sub["method"]]
-    sub["configuration"] = sub["method"].map(lambda m: head_of(str(m)))
+    sub["configuration"] = [configuration(s.name) for s in specs]
     sub["family"] = [s.family for s in specs]
     sub["retries"] = [s.config(Budget).retries for s in specs]
     sub["passes"] = [s.config(Budget).passes for s in specs]
     return sub
+
+
+def configuration(name: str) -> str:
+    """The line of the budget grid ``name`` belongs to: its head and its switches, without the
+    budget (``arcrag:strict+r3p5`` → ``arcrag:strict``; ``arcrag:r3p5`` → ``arcrag``)."""
+    parts = parse(name)
+    switches = [t for t in parts.variant.split("+") if t in SWITCHES]
+    return parts.head + (f":{'+'.join(switches)}" if switches else "")
 
 
 def _ci(values: pd.Series, seed: int) -> tuple[float, float, float]:
@@ -253,6 +264,11 @@ def cypher_quality(df: pd.DataFrame) -> pd.DataFrame:
                 "first_acceptable": weighted("first_acceptable_rate", firsts),
                 "passes_used": _mean([s.get("passes_used") for s in stats]),
                 "witness_edges": _mean([s.get("witness_edges") for s in stats]),
+                **{c: _mean([s.get(c) for s in stats if c in s]) for c in ORIGIN_COLUMNS},
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if table.empty or table[ORIGIN_COLUMNS[0]].notna().any():
+        return table
+    # no record says where its context came from: the table stays as it was before they did
+    return table.drop(columns=list(ORIGIN_COLUMNS))

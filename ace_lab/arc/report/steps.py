@@ -113,11 +113,20 @@ def sufficiency_html(step: Step) -> str:
 
 
 def generation_html(step: Step) -> str:
-    """The answer and the context it was composed from."""
+    """The answer and the context it was composed from: each item and where it came from
+    (model-written Cypher, the scan template or the fallback; records from before the origin
+    was kept list the ids only)."""
     payload = step.payload
     assert isinstance(payload, ArcGeneration)
-    ids = ", ".join(payload.context_ids) or "(empty)"
-    return f"<p>context: {escape(ids)}</p>" + _pre(payload.raw or "")
+    if not payload.context_ids:
+        return "<p>context: (empty)</p>" + _pre(payload.raw or "")
+    if len(payload.sources) != len(payload.context_ids):
+        return f"<p>context: {escape(', '.join(payload.context_ids))}</p>" + _pre(payload.raw or "")
+    rows = [
+        {"context item": i, "from": source}
+        for i, source in zip(payload.context_ids, payload.sources, strict=True)
+    ]
+    return _table(rows) + _pre(payload.raw or "")
 
 
 STEP_VIEWS: dict[type[StepPayload], Callable[[Step], str]] = {

@@ -11,12 +11,14 @@
   (:func:`~ace_lab.eval.metrics.answer_format`).
 
 :func:`context_columns` computes them for some records, :func:`with_context` adds them to any
-table with a ``method`` column (the ACE ablation table, say).
+table with a ``method`` column (the ACE ablation table, say). :func:`origin_columns` computes
+:data:`ORIGIN_COLUMNS` (where the context came from) for records whose ``stats`` carry them.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -24,6 +26,13 @@ from ace_lab.eval.metrics import answer_format
 from ace_lab.methods.final_answer import extract
 
 CONTEXT_COLUMNS = ("context_tokens", "passage_recall", "provenance_recall", "format_compliance")
+#: Where a context came from, as shares of its item tokens, for methods whose records' ``stats``
+#: say so (ArcRAG: model-written Cypher, the neighbourhood-scan template, the retrieved-passage
+#: fallback). Per record the three sum to 1, or are all 0 for an empty context, so their means
+#: sum to the share of answers that had any context. A table has them only when some record does.
+ORIGIN_COLUMNS = ("context_from_model", "context_from_template", "context_from_fallback")
+#: The context columns a table shows, those it has, in this order.
+CONTEXT_VIEW = (*CONTEXT_COLUMNS, *ORIGIN_COLUMNS)
 
 
 def mean(values: pd.Series | None) -> float:
@@ -69,6 +78,16 @@ def context_columns(records: pd.DataFrame) -> dict[str, float]:
         "provenance_recall": mean(provenance),
         "format_compliance": format_compliance(records),
     }
+
+
+def origin_columns(records: pd.DataFrame) -> dict[str, float]:
+    """:data:`ORIGIN_COLUMNS`: means over the ``records`` whose ``stats`` carry them; empty when
+    none does (another method's records, or ones written before they were kept)."""
+    stats = [s for s in records["stats"] if isinstance(s, Mapping)] if "stats" in records else []
+    carrying = [s for s in stats if ORIGIN_COLUMNS[0] in s]
+    if not carrying:
+        return {}
+    return {c: mean(pd.Series([s.get(c) for s in carrying], dtype=float)) for c in ORIGIN_COLUMNS}
 
 
 def with_context(table: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.config import load_settings
-from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS
+from ace_lab.eval.metrics.context_stats import CONTEXT_VIEW
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.pooled import power_summary
 from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests, per_question
@@ -49,12 +49,15 @@ TABLE_LABELS = {
     "2wikimultihopqa_hipporag1000": "2Wiki",
     "musique_dev_sample292": "MuSiQue",
 }
-#: The documentation's names for :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS`.
+#: The documentation's names for :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_VIEW`.
 CONTEXT_NAMES = {
     "context_tokens": "context tokens",
     "passage_recall": "passage recall",
     "provenance_recall": "provenance recall",
     "format_compliance": "format compliance",
+    "context_from_model": "context from model Cypher",
+    "context_from_template": "context from template",
+    "context_from_fallback": "context from fallback",
 }
 
 
@@ -237,7 +240,7 @@ def main_table_markdown(combined: pd.DataFrame, labels: Mapping[str, str] | None
         accuracy[f"{short} n"] = combined[f"{label} n"]
         for metric in ("EM", "F1"):
             accuracy[f"{short} {metric}"] = combined[f"{label} {metric} [95% CI]"]
-        for column in CONTEXT_COLUMNS:
+        for column in CONTEXT_VIEW:  # the origin columns only where the table has them
             if f"{label} {column}" in combined:
                 context[f"{short} {CONTEXT_NAMES[column]}"] = combined[f"{label} {column}"]
     tables = [to_markdown(pd.DataFrame(accuracy))]
@@ -308,8 +311,20 @@ def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return to_markdown(pd.DataFrame(rows))
 
 
+def table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``table NAME``: the committed markdown file ``results/NAME.md`` as it stands (a bench's
+    printed table, e.g. ``bench/graph_scale``, whose first line names the command that wrote
+    it and whose footnotes say when and under what load)."""
+    (name,) = args
+    path = Path(results_dir) / f"{name}.md"
+    if not path.is_file():
+        raise ValueError(f"no committed table {path}")
+    return path.read_text(encoding="utf-8").strip("\n")
+
+
 #: The generic figures; a method's report adds its own (the docs updater joins them).
 FIGURES: dict[str, Figure] = {
+    "table": table_figure,
     "main_table": main_table_figure,
     "pooled_table": pooled_table_figure,
     "grb_table": grb_table_figure,

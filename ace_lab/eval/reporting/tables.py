@@ -4,8 +4,7 @@ Every table takes the frame :func:`ace_lab.eval.studies.study.load_results` retu
 question × method, columns as in :func:`ace_lab.eval.studies.record.record`) and returns a small
 DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one implementation:
 
-- :func:`main_table`: EM/F1 with 95% bootstrap intervals, the context columns and mean cost
-  per method;
+- :func:`main_table`: EM/F1 with 95% intervals, the context columns and mean cost per method;
 - :func:`main_table_by_dataset`: those tables side by side, one column group per data set;
 - :func:`paired_tests`: F1 differences against a baseline on shared questions (exact
   sign-flip p, Holm-adjusted over the table's comparisons, minimal detectable difference);
@@ -31,7 +30,14 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.eval.metrics import coverage_and_recovery
-from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS, context_columns, mean
+from ace_lab.eval.metrics.context_stats import (
+    CONTEXT_COLUMNS,
+    CONTEXT_VIEW,
+    ORIGIN_COLUMNS,
+    context_columns,
+    mean,
+    origin_columns,
+)
 from ace_lab.eval.statistics import Interval, bootstrap_ci, paired_bootstrap
 from ace_lab.eval.statistics.exact import holm
 from ace_lab.eval.statistics.power import min_detectable_difference, pairs_needed
@@ -52,7 +58,7 @@ COST_VIEW = [
     "wall_ratio",
 ]
 #: The columns the notebooks show of :func:`main_table` (those present).
-MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_COLUMNS, *COST_COLUMNS]
+MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_VIEW, *COST_COLUMNS]
 #: The columns the notebooks show of :func:`paired_tests`.
 PAIRED_VIEW = [
     "method",
@@ -131,6 +137,7 @@ def main_table(
     is the cold-cache wall time (see ``cost_table``).
     """
     rows = []
+    origins = bool(origin_columns(df))
     for method in select_methods(df, methods):
         sub = method_rows(df, method)
         row: dict[str, Any] = {"method": method, "n": len(sub)}
@@ -144,6 +151,8 @@ def main_table(
                 f"{label} [95% CI]": _ci_text(ci),
             }
         row |= context_columns(sub)
+        if origins:  # NaN (an empty cell) for a method whose records do not say
+            row |= dict.fromkeys(ORIGIN_COLUMNS, math.nan) | origin_columns(sub)
         row |= {column: mean(sub[column]) for column in COST_COLUMNS if column in sub}
         if "wall_s" in sub:
             row["wall_s"] = _cold_wall(sub)["wall_s"]
@@ -165,7 +174,7 @@ def main_table_by_dataset(
     rows: dict[str, dict[str, Any]] = {}
     columns: list[str] = ["method"]
     for label, table in tables.items():
-        names = ["n", "EM [95% CI]", "F1 [95% CI]", *(c for c in CONTEXT_COLUMNS if c in table)]
+        names = ["n", "EM [95% CI]", "F1 [95% CI]", *(c for c in CONTEXT_VIEW if c in table)]
         columns += [f"{label} {name}" for name in names]
         for row in table.to_dict("records"):
             entry = rows.setdefault(row["method"], {"method": row["method"]})
@@ -173,6 +182,8 @@ def main_table_by_dataset(
     combined = pd.DataFrame([rows[m] for m in methods if m in rows], columns=columns)
     if combined.empty:
         return pd.DataFrame()
+    silent = [c for c in combined if c.endswith(ORIGIN_COLUMNS) and combined[c].isna().all()]
+    combined = combined.drop(columns=silent)  # where the context came from: only where told
     for column in combined.columns[1:]:
         if column.endswith(" n"):
             combined[column] = combined[column].fillna(0).astype(int)  # 0: no results

@@ -70,6 +70,28 @@ def recorded_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
     return None
 
 
+def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
+    """A composition never run before (``mosaic>ace-full``) priced as the sum of its parts'
+    recorded costs per question — an upper bound: the composed method runs the source's
+    retrieval and the ACE part's planning and answer, not the source's own answer call.
+    None when it is not a composition or a part has no recorded run."""
+    from ace_lab.registry.compose import is_composition
+    from ace_lab.registry.names import MethodName, parse
+
+    parts = parse(method)
+    if not is_composition(parts):
+        return None
+    source = str(MethodName(parts.head, parts.variant, parts.family))
+    costs = [recorded_cost(name, dataset, settings) for name in (source, parts.policy)]
+    if any(c is None for c in costs):
+        return None
+    total = {k: sum(float(c[k]) for c in costs if c) for k in ("calls", "input", "output")}
+    names = " + ".join(
+        f"{name} ({c['from']})" for name, c in zip((source, parts.policy), costs, strict=True) if c
+    )
+    return {**total, "from": f"sum of parts, an upper bound: {names}"}
+
+
 def estimate_study(
     methods: list[str],
     dataset: str,
@@ -97,7 +119,7 @@ def estimate_study(
     for method in methods:
         done = {r["id"] for r in read_jsonl(results_path(study or sl.slice_id, method, settings))}
         todo = sum(q.id not in done for q in questions)
-        cost = recorded_cost(method, dataset, settings)
+        cost = recorded_cost(method, dataset, settings) or composed_cost(method, dataset, settings)
         row: dict[str, object] = {"method": method, "questions to answer": todo}
         if cost is None:
             rows.append(row | {"cost from": "no recorded run of this method"})

@@ -10,7 +10,9 @@ The configuration hash is a SHA-256 over a canonical JSON description of the met
 (:func:`method_configuration`): its name, graph family and every field of each bounded
 configuration object it runs with (the ones ``ace-lab methods --describe`` lists), nested
 configurations included. Keys are sorted and floats printed by ``repr``, so one configuration
-hashes the same on every machine and in every process.
+hashes the same on every machine and in every process. A switch added to a configuration after
+records were written is listed in its class's ``HASH_OMITS_AT_DEFAULT`` and left out while it
+holds its default (the old behaviour), so existing names keep their hashes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ace_lab.bounded import field_default
 
 if TYPE_CHECKING:  # only a type: hashing a configuration never needs the LLM client
     from ace_lab.llm import LLM
@@ -38,10 +42,29 @@ def method_configuration(method: str) -> dict[str, Any]:
         "method": found.name,
         "family": found.family,
         "configs": [
-            {"type": type(config).__name__, "fields": dataclasses.asdict(config)}
+            {"type": type(config).__name__, "fields": configuration_fields(config)}
             for config in found.configs
         ],
     }
+
+
+def configuration_fields(config: Any) -> dict[str, Any]:
+    """``dataclasses.asdict(config)`` less the fields named in the class's
+    ``HASH_OMITS_AT_DEFAULT`` while they hold their default (nested configurations alike): a
+    switch added later whose default is the old behaviour leaves every existing hash as it was."""
+    described = dataclasses.asdict(config)
+    _omit_defaults(config, described)
+    return described
+
+
+def _omit_defaults(config: Any, described: dict[str, Any]) -> None:
+    omitted = getattr(type(config), "HASH_OMITS_AT_DEFAULT", ())
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.name in omitted and value == field_default(f):
+            del described[f.name]
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            _omit_defaults(value, described[f.name])
 
 
 def config_hash(method: str) -> str:

@@ -6,12 +6,20 @@ A read is refused on the server side twice, independently of the text guard: its
 (``GRAPH.EXPLAIN``) may hold no writing or ``LOAD CSV`` operation, and it runs through the
 read-only command with a timeout, so a write the guard missed still fails. On an embedded
 server, a read also holds a watchdog ticket (:mod:`~ace_lab.graph.store.watchdog`).
+
+A load creates the graph with ``GRAPH.BULK`` (:mod:`~ace_lab.graph.store.bulk`), then its
+``id`` indexes; when the tables hold a value that protocol cannot carry or the server refuses
+it, the load runs the ``UNWIND`` batches of :mod:`~ace_lab.graph.store.load_plan` instead.
+``last_load`` (a :class:`LoadReport`, also logged) says which path loaded and why.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Protocol
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from falkordb import FalkorDB
 from falkordb.helpers import stringify_param_value
@@ -19,6 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
 from ace_lab.graph.store.base import GraphStore
+from ace_lab.graph.store.bulk import BulkUnsupported, bulk_calls
 from ace_lab.graph.store.errors import (
     QueryTimeout,
     ResourceLimitError,
@@ -27,9 +36,11 @@ from ace_lab.graph.store.errors import (
     WriteQueryError,
 )
 from ace_lab.graph.store.limits import ServerLimits
-from ace_lab.graph.store.load_plan import cypher_name
+from ace_lab.graph.store.load_plan import cypher_name, node_groups
 from ace_lab.graph.store.watchdog import Ticket
 from ace_lab.graph.tables import GraphTables
+
+log = logging.getLogger(__name__)
 
 #: Plan operations that write or reach outside the graph; a read's plan may hold none of them.
 FORBIDDEN_OPERATIONS = frozenset(
@@ -78,13 +89,33 @@ def params_header(params: dict[str, Any]) -> str:
     return "CYPHER " + " ".join(f"`{k}`={stringify_param_value(v)} " for k, v in params.items())
 
 
+@dataclass(frozen=True)
+class LoadReport:
+    """How one load ran: ``bulk`` (``GRAPH.BULK``) or ``unwind`` (Cypher batches, and why)."""
+
+    path: Literal["bulk", "unwind"]
+    nodes: int
+    edges: int
+    seconds: float
+    reason: str = ""  # why not bulk; empty when bulk loaded
+
+    def line(self) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        counts = f"{self.nodes:,} nodes, {self.edges:,} edges"
+        return f"{counts} via {self.path}{why} in {self.seconds:.1f} s"
+
+
 class FalkorDBStore(GraphStore):
     """One named graph in a FalkorDB server (several stores may share one client/server).
 
     ``host`` is the embedded server that owns the client (restarted when it dies, reloading
     this graph); ``limits`` (implied by ``host``) give the timeout and row ceilings and the
     timeout of loading writes, which would otherwise fall under the server's default timeout.
+    ``bulk=False`` loads through the ``UNWIND`` batches only.
     """
+
+    #: How the last ``load`` ran (None before the first).
+    last_load: LoadReport | None = None
 
     def __init__(
         self,
@@ -94,6 +125,7 @@ class FalkorDBStore(GraphStore):
         owns_connection: bool = False,
         host: ServerHost | None = None,
         limits: ServerLimits | None = None,
+        bulk: bool = True,
     ) -> None:
         if not graph:
             raise StoreError("graph name must not be empty")
@@ -104,6 +136,7 @@ class FalkorDBStore(GraphStore):
         self._graph_obj = db.select_graph(graph)
         self._owns_connection = owns_connection
         self._closed = False
+        self.bulk = bulk
         self.limits = limits or (host.limits if host else None)
         if self.limits is not None:
             self.timeout_ceiling_ms = self.limits.timeout_max_ms
@@ -144,9 +177,58 @@ class FalkorDBStore(GraphStore):
         return self.graph_name in self._db.list_graphs()
 
     def load(self, tables: GraphTables) -> None:
-        super().load(tables)
+        """Replace the graph's content with ``tables``: ``GRAPH.BULK``, else ``UNWIND``."""
+        started = time.perf_counter()
+        if self.bulk:
+            tables.validate()
+            reason = self._bulk_load(tables)
+        else:
+            reason = "bulk loading is off"
+        if reason:
+            super().load(tables)
+        self.last_load = LoadReport(
+            "unwind" if reason else "bulk",
+            len(tables.nodes),
+            len(tables.edges),
+            time.perf_counter() - started,
+            reason or "",
+        )
+        log.info("graph %r loaded: %s", self.graph_name, self.last_load.line())
         if self._host is not None:
             self._host.remember(self.graph_name, tables)
+
+    def _bulk_load(self, tables: GraphTables) -> str | None:
+        """Create the graph with ``GRAPH.BULK`` and index it; None, or why it could not."""
+        if tables.nodes.empty:
+            return "no nodes"
+        if self.exists():
+            self._graph.delete()
+        try:
+            for i, call in enumerate(bulk_calls(tables)):
+                self._graph.execute_command("GRAPH.BULK", self.graph_name, *call.args(i == 0))
+        except BulkUnsupported as exc:
+            reason = str(exc)
+        except RedisError as exc:
+            reason = f"the server refused GRAPH.BULK: {str(exc).splitlines()[0]}"
+        else:
+            for label, _ in node_groups(tables):
+                self._index(label)
+            self._await_indexes()
+            return None
+        with contextlib.suppress(RedisError):  # a partial graph: the UNWIND path starts over
+            if self.exists():
+                self._graph.delete()
+        return reason
+
+    def _await_indexes(self, wait_s: float = 600.0) -> None:
+        """Wait until every index is built: one created over existing nodes is filled in the
+        background, and a read meanwhile would scan (same rows, but slowly)."""
+        deadline = time.monotonic() + wait_s
+        query = "CALL db.indexes() YIELD status RETURN status"
+        while any(row[0] != "OPERATIONAL" for row in self._graph.ro_query(query).result_set):
+            if time.monotonic() > deadline:
+                raise StoreError(f"the id indexes of {self.graph_name!r} were not built in time")
+            time.sleep(0.05)
 
     def _clear(self) -> None:
         if self.exists():

@@ -4,10 +4,18 @@
 Modules: ``policies`` (the policies assigned, side by side and over a slice; connector
 activation; the budget-matched control), ``policy_figures`` (their histograms), ``stopping``
 (gain and completeness per depth), ``effort`` (paths and evidence vs Fixed Wide),
-``exploration`` (one query's beam search as a graph), ``runs`` (the methods over a slice) and
-``views`` (:data:`STEP_VIEWS`, the stepper's HTML per MOSAIC payload type).
+``exploration`` (one query's beam search as a graph), ``runs`` (the methods over a slice),
+``counterfactuals`` (§7.5: one control flipped, replayed; its committed tables are remade by
+``regenerate``, ``python -m ace_lab.mosaic.report``) and ``views`` (:data:`STEP_VIEWS`, the
+stepper's HTML per MOSAIC payload type).
 """
 
+from ace_lab.mosaic.report.counterfactuals import (
+    COUNTERFACTUALS,
+    counterfactual_rows,
+    counterfactual_table,
+    read_table,
+)
 from ace_lab.mosaic.report.effort import REFERENCE, effort_figure, effort_summary, effort_table
 from ace_lab.mosaic.report.exploration import (
     exploration_figure,
@@ -18,11 +26,13 @@ from ace_lab.mosaic.report.exploration import (
 )
 from ace_lab.mosaic.report.policies import (
     BUDGET_MATCHED,
+    POLICY_DIVERSITY,
     POLICY_FIELDS,
     budget_matched_name,
     connector_activation,
     policy_combinations,
     policy_distribution,
+    policy_diversity,
     policy_frame,
     policy_side_by_side,
     policy_summary,
@@ -44,7 +54,9 @@ from ace_lab.mosaic.report.views import STEP_VIEWS
 
 __all__ = [
     "BUDGET_MATCHED",
+    "COUNTERFACTUALS",
     "MOSAIC_COMPARISON",
+    "POLICY_DIVERSITY",
     "POLICY_FIELDS",
     "REFERENCE",
     "STEP_GROUPS",
@@ -53,6 +65,8 @@ __all__ = [
     "budget_matched_name",
     "connector_activation",
     "control_range",
+    "counterfactual_rows",
+    "counterfactual_table",
     "effort_figure",
     "effort_summary",
     "effort_table",
@@ -62,10 +76,12 @@ __all__ = [
     "exploration_view",
     "policy_combinations",
     "policy_distribution",
+    "policy_diversity",
     "policy_frame",
     "policy_histograms",
     "policy_side_by_side",
     "policy_summary",
+    "read_table",
     "run_methods",
     "save_exploration",
     "short_label",

@@ -6,7 +6,7 @@
 - :func:`policy_frame`, :func:`policy_distribution`, :func:`policy_summary`,
   :func:`policy_combinations`: the policies a run assigned over a slice — per-control value
   counts and the distinct combinations of controls (the paper's §7.4: 19 combinations over
-  2,062 Medical queries);
+  2,062 Medical queries); :func:`policy_diversity`: that count and the control spans per slice;
 - :func:`connector_activation`: how often the policy turned connectors on, per question type
   (the paper: 65.6 % of multi-hop vs 21.6 % of other queries);
 - :func:`budget_matched_name`, :func:`with_budget_matched`: the slice's budget-matched control.
@@ -34,6 +34,8 @@ POLICY_FIELDS = tuple(f.name for f in dataclasses.fields(ExplorationPolicy))
 #: Fields that do not make a policy *combination*: the target strings are the question's own
 #: words, not a control setting (ours; the paper does not say what it counted).
 NOT_A_CONTROL = ("targets",)
+#: The file stem of the policy-diversity table over the studies (directly under results/).
+POLICY_DIVERSITY = "05_policy_diversity"
 #: The bare name a method list uses for "this slice's budget-matched control".
 BUDGET_MATCHED = "mosaic-budget-matched"
 
@@ -99,7 +101,8 @@ def stats_of(record: Mapping[str, Any]) -> dict[str, Any]:
     return dict(stats) if isinstance(stats, Mapping) else {}
 
 
-def _policy(record: Mapping[str, Any]) -> dict[str, Any]:
+def policy_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The policy a record's question got (its controls; empty when it has none)."""
     policy = stats_of(record).get("policy") or record.get("policy")
     return dict(policy) if isinstance(policy, Mapping) else {}
 
@@ -123,7 +126,7 @@ def policy_frame(records: Any, method: str = "mosaic") -> pd.DataFrame:
     for r in records_of(records):
         if r.get("method") != method:
             continue
-        policy, stats = _policy(r), stats_of(r)
+        policy, stats = policy_of(r), stats_of(r)
         if not policy:
             continue
         controls = {k: policy.get(k) for k in POLICY_FIELDS if k not in NOT_A_CONTROL}
@@ -189,6 +192,40 @@ def policy_combinations(records: Any, method: str = "mosaic") -> pd.DataFrame:
     table = table.sort_values(["questions", "label"], ascending=[False, True])
     table["share"] = (table["questions"] / len(frame)).round(3)
     return table.reset_index(drop=True)
+
+
+def _span(values: pd.Series) -> str:
+    numbers = values.astype(float)
+    low, high = int(numbers.min()), int(numbers.max())
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def policy_diversity(slices: Mapping[str, Any], method: str = "mosaic") -> pd.DataFrame:
+    """Per slice (``slices``: name → its records), the paper's §7.4 numbers: the questions
+    with a policy (``n``), the distinct control combinations ``method`` assigned, the share of
+    questions the most common one got, and the span of the depth cap, seed count and evidence
+    budget (the paper, over 2,062 Medical queries: 19 combinations, depth 2-4, seeds 5-12,
+    budget 8-16)."""
+    rows = []
+    for name, records in slices.items():
+        frame = policy_frame(records, method)
+        if frame.empty:
+            continue
+        counts = frame["combination"].value_counts()
+        rows.append(
+            {
+                "slice": name,
+                "n": len(frame),
+                "combinations": len(counts),
+                "top_share": round(counts.iloc[0] / len(frame), 3),
+                "max_depth": _span(frame["max_depth"]),
+                "seed_count": _span(frame["seed_count"]),
+                "evidence_budget": _span(frame["evidence_budget"]),
+                "connectors_on": round(frame["connectors"].astype(bool).mean(), 3),
+                "fallback": int(frame["analyzer_fallback"].fillna(False).astype(bool).sum()),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def connector_activation(records: Any, method: str = "mosaic") -> pd.DataFrame:
