@@ -51,11 +51,18 @@ def remote(settings):
 def run(settings, graph, grammar: bool, **replies):
     client = ScriptedClient(arc_reply(**replies))
     llm = LLM(settings, client=client)
+    trace = Trace()
+    with trace.activate(), trace.step("cypher"):
+        result = one_subplan(llm, graph, retries=2, grammar=grammar)
+    return result, client.requests
+
+
+def one_subplan(llm: LLM, graph: Any, *, retries: int, grammar: bool) -> Any:
+    """SUBPLAN's Generator attempts at the anchor PERSON on ``graph``."""
     schema, _ = schema_for(graph)
     iface = QueryInterface(anchors=(PERSON,))
-    trace = Trace()
-    with trace.activate(), trace.step("cypher"), query_log():
-        result = run_subplan(
+    with query_log():
+        return run_subplan(
             llm,
             graph.store,
             schema,
@@ -64,10 +71,9 @@ def run(settings, graph, grammar: bool, **replies):
             "location",
             "Where was he born?",
             (CHUNK,),
-            Budget(retries=2),
+            Budget(retries=retries),
             grammar=grammar,
         )
-    return result, client.requests
 
 
 def test_a_local_endpoint_writes_under_the_grammar_and_a_reply_outside_it_never_runs(
@@ -218,21 +224,8 @@ def test_the_local_server_samples_the_generators_reply_inside_the_grammar(settin
     settings = replace(settings, llm=llm_settings)
     llm = LLM(settings)
     schema, _ = schema_for(graph)
-    iface = QueryInterface(anchors=(PERSON,))
     try:
-        with query_log():
-            result = run_subplan(
-                llm,
-                graph.store,
-                schema,
-                iface,
-                SUBPLAN,
-                "location",
-                "Where was he born?",
-                (CHUNK,),
-                Budget(retries=1),
-                grammar=True,
-            )
+        result = one_subplan(llm, graph, retries=1, grammar=True)
     finally:
         server.stop(settings)
     (attempt,) = result.attempts

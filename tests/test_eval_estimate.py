@@ -256,10 +256,8 @@ def test_offline_the_estimate_falls_back_and_says_why(settings) -> None:
 def test_a_composition_never_run_is_priced_as_the_sum_of_its_parts(settings) -> None:
     settings = settings.with_llm(serving=ServingOptions(backend="xllamacpp"))
     for method, calls in (("mosaic", 2), ("ace-full", 5)):
-        rows = [
-            {"id": f"o{i}", "method": method, "llm_calls": calls, "input_tokens": 100 * calls,
-             "output_tokens": 10 * calls} for i in range(2)
-        ]  # fmt: skip
+        cost = {"llm_calls": calls, "input_tokens": 100 * calls, "output_tokens": 10 * calls}
+        rows = [{"id": f"o{i}", "method": method, **cost} for i in range(2)]
         _write(settings.results_dir / "toy-n8-s0" / f"{method}.jsonl", rows)
 
     table = estimate_study(["mosaic>ace-full", "hipporag>ace-full"], "toy", 8, settings=settings)
