@@ -206,6 +206,7 @@ def format_trace(trace: Trace) -> str:
             lines.append(f"   in  {key}: {_short(value)}")
         if step.payload is not None:
             lines.append(f"   out {_short(step.payload.line())}")
+            lines.extend(f"       {_short(detail)}" for detail in step.payload.details())
         for call in step.llm_calls:
             hit = " (cache hit)" if call.cache_hit else ""
             lines.append(

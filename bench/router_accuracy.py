@@ -37,6 +37,7 @@ from ace_lab.ace.analysis import proxy_topology
 from ace_lab.ace.report.routes import (  # noqa: F401  (read_routes: the tables' reader)
     accuracy_table,
     confusion_table,
+    label_table,
     paired_table,
     read_routes,
 )
@@ -88,10 +89,17 @@ def command(routes: pd.DataFrame) -> str:
     return " ".join([head, *datasets, "--n", n, "--seed", seed, "--prompts", *prompts])
 
 
+#: What the accuracy sections say when no routed question has a proxy label.
+NO_PROXY = "No routed question has a type with a proxy label."
+
+
 def render(routes: pd.DataFrame) -> dict[str, str]:
     """The contents of ``confusion.csv`` and ``confusion.md``, from ``routes`` alone."""
     confusion = confusion_table(routes)
     accuracy = accuracy_table(routes)
+    paired = paired_table(routes)
+    accuracy = accuracy[accuracy["n"] > 0]  # a slice without typed questions has no accuracy
+    paired = paired[paired["n"] > 0] if not paired.empty else paired
     lines = [
         "# Router against the data sets' question types",
         "",
@@ -101,14 +109,20 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
         "comparison → CONTRAST; 2Wiki compositional, inference → CHAIN, comparison,",
         "bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN. No type maps to POINT or",
         "OVERVIEW, so those labels always count as wrong. Intervals: 95% percentile bootstrap.",
+        "Questions without a type (query-focused summaries) have no proxy label: read their",
+        "routes under 'Labels per prompt' (the paper routes such summaries to OVERVIEW).",
         "",
         "## Accuracy under the proxy mapping",
         "",
-        to_markdown(accuracy),
+        to_markdown(accuracy) if not accuracy.empty else NO_PROXY,
+        "",
+        "## Labels per prompt",
+        "",
+        to_markdown(label_table(routes)),
         "",
         "## Paired difference (same questions)",
         "",
-        to_markdown(paired_table(routes)),
+        to_markdown(paired) if not paired.empty else NO_PROXY,
         "",
         "## Confusion (question type × router label)",
         "",

@@ -108,5 +108,10 @@ def test_the_trace_shows_model_written_cypher_producing_the_witness(settings, ty
     answer, _ = ask(settings, typed_graph, "arcrag:strict")
     shown = format_trace(answer.trace)  # what ``ace-lab ask --trace`` prints
     assert "p1.s1: 1 model-written attempt(s), accepted" in shown
+    # each attempt is listed under its summary: who wrote it, the verdict, the Cypher itself
+    execution = next(p for p in payloads(answer, CypherExecution) if p.accepted)
+    cypher = " ".join(execution.attempts[0].query.text.split())
+    assert f"attempt 1 (model) acceptable: {execution.attempts[0].reason}" in shown
+    assert f"cypher: {cypher}" in shown
     assert "template" not in shown.split("== generate:p1")[0]
     assert "model)" in shown.split("== generate:p1")[1]  # the answer's items by origin

@@ -62,8 +62,16 @@ def test_written_tables_are_recomputable_from_routes_csv(routes, tmp_path):
     assert json.dumps(list(again["label"])) == '["CHAIN", "CONTRAST", "OVERVIEW"]'
 
 
-def test_the_committed_router_tables_are_what_their_records_make():
-    folder = Path(__file__).resolve().parents[1] / "results" / "router"
+@pytest.mark.parametrize("folder", ["router", "router_qfs"])
+def test_the_committed_router_tables_are_what_their_records_make(folder):
+    folder = Path(__file__).resolve().parents[1] / "results" / folder
     routes = bench.read_routes(folder / "routes.json")
     for name, text in bench.render(routes).items():
         assert (folder / name).read_text(encoding="utf-8") == text, name
+
+
+def test_a_slice_without_question_types_is_read_by_its_labels(routes):
+    untyped = routes.assign(type=None, proxy=None)
+    md = bench.render(untyped)["confusion.md"]
+    assert md.count(bench.NO_PROXY) == 2  # no accuracy, no paired difference
+    assert "| hp | fewshot | 3 | 0 | 1 | 1 | 1 | 1 |" in md  # POINT CONTRAST CHAIN OVERVIEW

@@ -221,9 +221,9 @@ def test_with_no_recorded_call_one_probe_prices_the_endpoint(settings) -> None:
     speed = table.attrs["throughput"]
     source = speed.source
     assert endpoint.calls == 1
-    # 28 tokens in about 50 ms (more on a loaded machine): faster than the assumed rates,
-    # which take 0.9 s for them
-    assert speed.gen_tps > ASSUMED_GEN_TPS and speed.prompt_tps > ASSUMED_PROMPT_TPS
+    # The rates are the probe's own (its wall time depends on the machine's load, so the test
+    # checks where they come from, not how fast they are).
+    assert (speed.gen_tps, speed.prompt_tps) != (ASSUMED_GEN_TPS, ASSUMED_PROMPT_TPS)
     assert table.loc[0, "hours"] == round(speed.seconds(16, 5600, 560) / 3600, 2)
     assert source.startswith(f"probe: 1 call of {REMOTE}#new cost 20 prompt + 8 generated")
     assert "probe: 1 call" in estimate_text(table)
@@ -266,3 +266,13 @@ def test_a_composition_never_run_is_priced_as_the_sum_of_its_parts(settings) -> 
     assert composed["cost from"].startswith("sum of parts, an upper bound: mosaic (toy-n8-s0)")
     # a part without a recorded run leaves the composition unpriced
     assert table.set_index("method").loc["hipporag>ace-full", "cost from"].startswith("no recorded")
+
+
+def test_a_variant_never_run_is_priced_from_its_head(settings) -> None:
+    cost = {"method": "ace-full", "llm_calls": 3, "input_tokens": 900, "output_tokens": 30}
+    _write(settings.results_dir / "other-n5-s0" / "ace-full.jsonl", [cost | {"id": "o1"}])
+    table = estimate_study(["ace-full:b1500", "mosaic:controls"], "toy", 8, settings=settings)
+    row = table.set_index("method").loc["ace-full:b1500"]
+    assert row["LLM calls"] == 8 * 3 and row["input tokens"] == 8 * 900
+    assert row["cost from"] == "ace-full (other-n5-s0), an approximation of ace-full:b1500"
+    assert table.set_index("method").loc["mosaic:controls", "cost from"].startswith("no recorded")

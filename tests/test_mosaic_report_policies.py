@@ -105,6 +105,17 @@ def test_diversity_counts_combinations_per_slice_with_n_and_spans():
     assert table.loc["random", "combinations"] == len(policy_combinations(records))
     assert table.loc["random", "max_depth"] == "2-4" and table.loc["one", "max_depth"] == "3"
     assert (table.loc["one", "combinations"], table.loc["one", "top_share"]) == (1, 1.0)
+    assert set(table["method"]) == {"mosaic"}
+
+
+def test_diversity_has_a_row_per_analyzer_the_slice_ran():
+    medium, wide = FIXED_POLICIES["medium"].to_dict(), FIXED_POLICIES["wide"].to_dict()
+    records = [record("mosaic", q, policy=medium) for q in ("a", "b")]
+    records += [record("mosaic:controls", q, policy=p) for q, p in (("a", medium), ("b", wide))]
+    table = policy_diversity({"s": records}).set_index("method")
+    assert list(table.index) == ["mosaic", "mosaic:controls"]
+    assert table.loc["mosaic", "combinations"] == 1
+    assert table.loc["mosaic:controls", "combinations"] == 2
 
 
 def test_connector_activation_per_question_type():

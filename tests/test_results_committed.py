@@ -38,7 +38,7 @@ from ace_lab.eval.graphragbench import store as graphragbench_store
 from ace_lab.eval.judging import semantic
 from ace_lab.eval.metrics.context_stats import with_context
 from ace_lab.eval.reporting import pooled as pooling
-from ace_lab.eval.reporting import tables
+from ace_lab.eval.reporting import revisions, tables
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.report import StudyReport
@@ -75,7 +75,8 @@ def _report() -> StudyReport:
 def notebook_06() -> Tables:
     """notebooks/06_main_results.ipynb: per study ``main_results`` (tables.main_table) and
     ``main_results_paired`` (tables.paired_tests), ``semantic`` (eval.semantic); ``main_table``
-    (tables.main_table_by_dataset); ``main_pooled`` (pooled.pooled_tests);
+    (tables.main_table_by_dataset); ``main_pooled`` (pooled.pooled_tests); ``main_revisions``
+    (revisions.revision_table);
     ``<qfs_study>/qfs_preferences`` (judging.preference_table); per GraphRAG-Bench study
     ``graphragbench`` (graphragbench_store.grb_table over the stored scores) and
     ``graphragbench_paired`` (graphragbench_store.grb_paired against ``grb_baseline``)."""
@@ -98,6 +99,8 @@ def notebook_06() -> Tables:
     frames = {info.label: info.df for info in found.values()}
     if not (pooled := pooling.pooled_tests(frames, baseline, methods)).empty:
         out["main_pooled"] = pooled
+    if not (revised := revisions.revision_table(frames, p["revisions"])).empty:
+        out["main_revisions"] = revised
     if p["qfs_study"]:
         pairs = [tuple(pair) for pair in p["qfs_pairs"]]
         preferences = judging.preference_table(p["qfs_study"], pairs, SETTINGS)
@@ -241,6 +244,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "04_budget_grid_pooled": ("notebook 04", _notebook(notebook_04_pooled)),
     "main_table": ("notebook 06", _notebook(notebook_06)),
     "main_pooled": ("notebook 06", _notebook(notebook_06)),
+    "main_revisions": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results": ("notebook 06", _notebook(notebook_06)),
     "<study>/main_results_paired": ("notebook 06", _notebook(notebook_06)),
     "<study>/semantic": ("notebook 06", _notebook(notebook_06)),
@@ -270,6 +274,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
 #: Folders whose tables another test remakes from their own records (not csv/md/tex triples).
 OWN_CHECK = {
     "router": "tests/test_bench_router_accuracy.py",
+    "router_qfs": "tests/test_bench_router_accuracy.py",
     "serving": "tests/test_bench_llm_serving.py",
     "chooser": "tests/test_eval_reporting_chooser.py",
     "bench": "tests/test_bench_graph_scale_results.py",  # bench tables: remade from their .json

@@ -35,6 +35,13 @@ def test_controls_are_registry_names():
     assert knobs.ace_name("full") == "ace-full"
     assert knobs.ace_name("POINT", "graphrag") == "ace-fixed:gap+depth+prune@graphrag"
     assert knobs.ace_topology("ace-fixed", "gap+depth+prune") == "POINT"
+    # ACE's budget: the default names no token, any other is the registry's :b<N>.
+    assert knobs.ace_name("full", budget=knobs.ACE_DEFAULT_BUDGET) == "ace-full"
+    assert knobs.ace_name("full", budget=1500) == "ace-full:b1500"
+    assert knobs.ace_name("POINT", "graphrag", 1500) == "ace-fixed:gap+depth+prune+b1500@graphrag"
+    assert knobs.ace_topology("ace-fixed", "gap+depth+prune+b1500") == "POINT"
+    assert knobs.ace_budget("gap+depth+prune+b1500") == 1500
+    assert knobs.ace_budget("") == knobs.ACE_DEFAULT_BUDGET == 2400
     with pytest.raises(ValueError, match="unknown MOSAIC width"):
         knobs.mosaic_name("huge")
     assert knobs.mosaic_ranges() == {"budget": (8, 16), "depth": (2, 4)}
@@ -132,6 +139,8 @@ def test_controls_open_on_any_method_name():
         "arcrag:r1p2@openie",
         "arcrag:strict+grammar+r1p2@openie-bare",
         "ace-full",
+        "ace-full:b1500",
+        "ace-adaptive:b1200@graphrag",
     )
     for name in names:
         controls = Controls()

@@ -45,6 +45,11 @@ class StepPayload:
             shown.append(f"{f.name}={value}")
         return f"{type(self).__name__}: " + ", ".join(shown)
 
+    def details(self) -> tuple[str, ...]:
+        """Further lines ``ace-lab ask --trace`` prints under :meth:`line` (none by default;
+        a payload whose line summarises several things, e.g. Cypher attempts, lists them)."""
+        return ()
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, StepPayload):

@@ -198,6 +198,15 @@ class CypherExecution(StepPayload):
         how = f"{n} attempt(s) ({templated} template, {n - templated} model-written)"
         return f"{where}: {how if templated else f'{n} model-written attempt(s)'}, {outcome}"
 
+    def details(self) -> tuple[str, ...]:
+        """Each attempt: who wrote it, the constraint, the verdict and the Cypher itself."""
+        lines = []
+        for i, attempt in enumerate(self.attempts, 1):
+            who = "template" if attempt.templated else "model"
+            lines.append(f"attempt {i} ({who}) {attempt.line()}")
+            lines.append(f"  cypher: {' '.join(attempt.query.text.split())}")
+        return tuple(lines)
+
 
 @dataclass(frozen=True)
 class WitnessUpdate(StepPayload):

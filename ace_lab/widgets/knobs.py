@@ -11,20 +11,23 @@ Every setting a person can move in the explorer is one method name, so each answ
   fallback passages) and ``grammar`` (schema-constrained Cypher), the budget
   ``r<retries>p<passes>`` and the graph family (``arcrag:strict+grammar+r2p3@openie``);
 - ACE: the topology whose policy runs (the router's, ``ace-adaptive``; every policy,
-  ``ace-full``; or one topology's fixed policy, ``ace-fixed:gap+depth+prune``) and the
-  backbone (``@graphrag``). ACE's token budget is not part of a name, so it is not a control.
+  ``ace-full``; or one topology's fixed policy, ``ace-fixed:gap+depth+prune``), the
+  adaptation's token budget (``:b1500``; the unnamed default is 2,400) and the backbone
+  (``@graphrag``).
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
 
+from ace_lab.ace.adapt import AdaptConfig
 from ace_lab.ace.policy import TOPOLOGIES, topology_policy
 from ace_lab.arc.names import ARC_HEADS
 from ace_lab.arc.names import FAMILIES as ARC_FAMILIES
 from ace_lab.bounded import field_bounds
 from ace_lab.mosaic.policy import BUDGET_MATCHED_DEFAULT, FIXED_POLICIES, ExplorationPolicy
 from ace_lab.registry import MethodName, canonical_name
+from ace_lab.registry.ace import at_budget, split_variant
 
 #: MOSAIC's policy choices: the analyzer, the fixed widths, or budget × depth.
 MOSAIC_WIDTHS = ("analyzer", "controls", *FIXED_POLICIES, "budget")
@@ -34,6 +37,9 @@ ARC_FAMILY_CHOICES = tuple(ARC_FAMILIES)
 #: ACE's topology choices: the router's per query, Full-ACE, or one topology's policy.
 ACE_TOPOLOGIES = ("adaptive", "full", *TOPOLOGIES)
 ACE_BACKBONES = ("hirag", "graphrag")
+#: ACE's budget slider (tokens): its unnamed default (2,400), and the range and step shown.
+ACE_DEFAULT_BUDGET = AdaptConfig().budget_tokens
+ACE_BUDGET_RANGE = (500, 4000, 100)
 
 
 def _range(field: str) -> tuple[int, int]:
@@ -84,8 +90,11 @@ def arc_name(
     return canonical_name(f"{head}:{'+'.join([*tokens, f'r{retries}p{passes}'])}{suffix}")
 
 
-def ace_name(topology: str = "adaptive", backbone: str = "hirag") -> str:
-    """``ace-adaptive``, ``ace-full`` or ``ace-fixed:<policy of topology>``, on ``backbone``."""
+def ace_name(
+    topology: str = "adaptive", backbone: str = "hirag", budget: int = ACE_DEFAULT_BUDGET
+) -> str:
+    """``ace-adaptive``, ``ace-full`` or ``ace-fixed:<policy of topology>``, on ``backbone``,
+    with ``:b<budget>`` unless ``budget`` is the default (whose name carries no token)."""
     if topology not in ACE_TOPOLOGIES:
         raise ValueError(f"unknown ACE topology {topology!r}; use one of {ACE_TOPOLOGIES}")
     family = "" if backbone == "hirag" else backbone
@@ -93,7 +102,13 @@ def ace_name(topology: str = "adaptive", backbone: str = "hirag") -> str:
         name = MethodName("ace", family=family, policy=topology_policy(topology).label)
     else:
         name = MethodName(f"ace-{topology}", family=family)
-    return canonical_name(str(name))
+    named = canonical_name(str(name))
+    return named if budget == ACE_DEFAULT_BUDGET else canonical_name(at_budget(named, budget))
+
+
+def ace_budget(variant: str) -> int:
+    """The budget control of an ACE name's variant (``gap+depth+b1500`` → 1500)."""
+    return split_variant(variant)[1] or ACE_DEFAULT_BUDGET
 
 
 def ace_topology(head: str, variant: str = "") -> str:
@@ -102,4 +117,5 @@ def ace_topology(head: str, variant: str = "") -> str:
     if head in ("ace-adaptive", "ace-full"):
         return head.removeprefix("ace-")
     labels = {topology_policy(t).label: t for t in TOPOLOGIES}
-    return labels.get(variant, "adaptive") if head == "ace-fixed" else "adaptive"
+    label = split_variant(variant)[0]
+    return labels.get(label, "adaptive") if head == "ace-fixed" else "adaptive"

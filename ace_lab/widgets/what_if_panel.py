@@ -2,7 +2,8 @@
 
 :func:`what_if` opens a question of a slice (or a free-text one) and returns an ipywidgets panel:
 a tab per method (MOSAIC's width or budget × depth, ArcRAG's stages, retries, passes and graph
-family, ACE's topology and backbone; ``ace_lab.widgets.knobs`` turns them into a registry name).
+family, ACE's topology, token budget and backbone; ``ace_lab.widgets.knobs`` turns them into a
+registry name).
 Each change re-answers the question cache-first (``ace_lab.widgets.what_if``): the panel first
 says whether every call is cached or how long the missing ones are expected to take, then shows
 the answer, its F1/EM, tokens and time, the evidence added and removed against the previous
@@ -86,13 +87,22 @@ class Controls:
         self.grammar = w.Checkbox(value=False, description="grammar-constrained Cypher")
         self.topology = _toggles(knobs.ACE_TOPOLOGIES, "adaptive", "topology")
         self.backbone = _toggles(knobs.ACE_BACKBONES, "hirag", "backbone")
+        low, high, step = knobs.ACE_BUDGET_RANGE
+        self.ace_budget = w.IntSlider(
+            value=knobs.ACE_DEFAULT_BUDGET,
+            min=low,
+            max=high,
+            step=step,
+            description="tokens",
+            continuous_update=False,
+        )
         self.tabs = w.Tab(
             children=[
                 w.VBox([self.width, self.budget, self.depth]),
                 w.VBox(
                     [self.head, self.retries, self.passes, self.family, self.strict, self.grammar]
                 ),
-                w.VBox([self.topology, self.backbone]),
+                w.VBox([self.topology, self.ace_budget, self.backbone]),
             ]
         )
         for i, title in enumerate(FAMILIES):
@@ -108,6 +118,7 @@ class Controls:
             self.strict,
             self.grammar,
             self.topology,
+            self.ace_budget,
             self.backbone,
         )
 
@@ -125,7 +136,7 @@ class Controls:
                 strict=self.strict.value,
                 grammar=self.grammar.value,
             )
-        return knobs.ace_name(self.topology.value, self.backbone.value)
+        return knobs.ace_name(self.topology.value, self.backbone.value, self.ace_budget.value)
 
     def select(self, name: str) -> None:
         """Open the tab of method ``name`` with its settings (the panel's first setting)."""
@@ -150,6 +161,7 @@ class Controls:
         else:
             self.backbone.value = parts.family or "hirag"
             self.topology.value = knobs.ace_topology(parts.head, parts.variant)
+            self.ace_budget.value = knobs.ace_budget(parts.variant)
             self.tabs.selected_index = 2
 
     def observe(self, callback: Callable[[Any], None]) -> None:

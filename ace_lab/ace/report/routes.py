@@ -4,8 +4,9 @@
 prompt (router calls only) and writes one record per question and prompt to
 ``results/router/routes.json``; these functions turn the records into the tables it commits
 (``confusion.md``) and notebook 08 shows: accuracy under the proxy mapping of
-:data:`ace_lab.ace.analysis.PROXY_TOPOLOGY` with a 95% bootstrap interval, the paired difference
-between two prompts on the same questions, and the question type × label confusion.
+:data:`ace_lab.ace.analysis.PROXY_TOPOLOGY` with a 95% bootstrap interval, the labels each
+prompt gave, the paired difference between two prompts on the same questions, and the question
+type × label confusion.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.ace.analysis import router_accuracy, router_confusion, router_hits
+from ace_lab.ace.policy import TOPOLOGIES
 from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap, permutation_test
 
 #: Where the router measurement lives under a results directory.
@@ -42,6 +44,21 @@ def confusion_table(routes: pd.DataFrame) -> pd.DataFrame:
         table.insert(0, "dataset", dataset)
         blocks.append(table)
     return pd.concat(blocks, ignore_index=True).fillna(0) if blocks else pd.DataFrame()
+
+
+def label_table(routes: pd.DataFrame) -> pd.DataFrame:
+    """How many questions each prompt routed to each topology, per data set (the only reading
+    of a slice whose questions have no type, such as query-focused summaries)."""
+    rows = []
+    for (dataset, prompt), group in routes.groupby(["dataset", "prompt"], sort=False):
+        counts = group["label"].value_counts()
+        labels = {t: int(counts.get(t, 0)) for t in TOPOLOGIES}
+        fallbacks = int(group["fallback"].sum())
+        rows.append(
+            {"dataset": dataset, "prompt": prompt, "n": len(group), **labels}
+            | {"fallbacks": fallbacks}
+        )
+    return pd.DataFrame(rows)
 
 
 def accuracy_table(routes: pd.DataFrame) -> pd.DataFrame:

@@ -281,6 +281,33 @@ def pooled_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return f"{to_markdown(pd.DataFrame(rows))}\n\n{power_summary(pooled)}"
 
 
+def revisions_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``revisions_table``: ``results/main_revisions.csv`` (notebook 06,
+    :func:`~ace_lab.eval.reporting.revisions.revision_table`), each rerun against the row it
+    replaces per slice, the pair's two values side by side (rerun / replaced)."""
+    table = pd.read_csv(Path(results_dir) / "main_revisions.csv")
+
+    def pair(row: pd.Series, column: str, fmt: str) -> str:
+        return f"{row[column]:{fmt}} / {row[f'{column}_replaced']:{fmt}}"
+
+    rows = [
+        {
+            "slice": TABLE_LABELS.get(row["slice"], row["slice"]),
+            "rerun": f"`{row['method']}`",
+            "replaces": f"`{row['replaces']}`",
+            "n": int(row["n"]),
+            "EM": pair(row, "EM", ".3f"),
+            "F1": pair(row, "F1", ".3f"),
+            "ΔF1 [95% CI]": row["ΔF1 [95% CI]"],
+            "p (Holm)": _p_text(float(row["p_holm"])),
+            "context tokens": pair(row, "context_tokens", ",.0f"),
+            "input tokens / q": pair(row, "input_tokens", ",.0f"),
+        }
+        for _, row in table.iterrows()
+    ]
+    return to_markdown(pd.DataFrame(rows))
+
+
 def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``grb_table STUDY``: a GraphRAG-Bench study's overall Answer Correctness per method with
     its interval, the paired difference against the baseline of ``graphragbench_paired`` and the
@@ -327,6 +354,7 @@ FIGURES: dict[str, Figure] = {
     "table": table_figure,
     "main_table": main_table_figure,
     "pooled_table": pooled_table_figure,
+    "revisions_table": revisions_table_figure,
     "grb_table": grb_table_figure,
     "ci": ci_figure,
     "mean": mean_figure,

@@ -6,8 +6,9 @@ every committed study that ran the method (the same data set's studies first) �
 into hours with the speed of the endpoint in use (:mod:`ace_lab.eval.studies.throughput`: its
 recorded calls, one probe call, the serving table or the assumed defaults, named in the table),
 divided by the requests in flight. Cache hits make a real run cheaper, never dearer: the
-estimate is an upper bound for a cold cache. A method never run before has no recorded cost
-and is reported as such; a name the registry does not know is an error.
+estimate is an upper bound for a cold cache. A composition never run is priced as the sum of
+its parts, a variant never run from its head (both labelled so); a method with neither has no
+recorded cost and is reported as such; a name the registry does not know is an error.
 
 ``ace-lab build --estimate`` (:func:`estimate_build`) does the same for a graph build: the
 slice's chunks without a finished extraction record times the family's recorded calls and
@@ -92,6 +93,28 @@ def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
     return {**total, "from": f"sum of parts, an upper bound: {names}"}
 
 
+def base_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
+    """A variant or graph family never run (``ace-full:b1500``, ``direct-cypher@openie-bare``)
+    priced from the closest recorded name — without the variant, then without the family, then
+    the head alone — labelled an approximation: a variant changes what the head spends (a
+    smaller budget, a grammar). None for a bare head or a composition."""
+    from ace_lab.registry.names import MethodName, parse
+
+    parts = parse(method)
+    if parts.policy:
+        return None
+    closest = (
+        MethodName(parts.head, "", parts.family),
+        MethodName(parts.head, parts.variant, ""),
+        MethodName(parts.head),
+    )
+    for base in dict.fromkeys(str(name) for name in closest if str(name) != method):
+        cost = recorded_cost(base, dataset, settings)
+        if cost is not None:
+            return {**cost, "from": f"{base} ({cost['from']}), an approximation of {method}"}
+    return None
+
+
 def estimate_study(
     methods: list[str],
     dataset: str,
@@ -119,7 +142,11 @@ def estimate_study(
     for method in methods:
         done = {r["id"] for r in read_jsonl(results_path(study or sl.slice_id, method, settings))}
         todo = sum(q.id not in done for q in questions)
-        cost = recorded_cost(method, dataset, settings) or composed_cost(method, dataset, settings)
+        cost = (
+            recorded_cost(method, dataset, settings)
+            or composed_cost(method, dataset, settings)
+            or base_cost(method, dataset, settings)
+        )
         row: dict[str, object] = {"method": method, "questions to answer": todo}
         if cost is None:
             rows.append(row | {"cost from": "no recorded run of this method"})

@@ -200,31 +200,38 @@ def _span(values: pd.Series) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-def policy_diversity(slices: Mapping[str, Any], method: str = "mosaic") -> pd.DataFrame:
-    """Per slice (``slices``: name → its records), the paper's §7.4 numbers: the questions
-    with a policy (``n``), the distinct control combinations ``method`` assigned, the share of
-    questions the most common one got, and the span of the depth cap, seed count and evidence
-    budget (the paper, over 2,062 Medical queries: 19 combinations, depth 2-4, seeds 5-12,
-    budget 8-16)."""
+#: MOSAIC's two analyzers, as :func:`policy_diversity` reports them: today's six signals mapped
+#: to the controls (``mosaic``) and the paper's, whose reply is the controls (``mosaic:controls``).
+ANALYZERS = ("mosaic", "mosaic:controls")
+
+
+def policy_diversity(slices: Mapping[str, Any], methods: Sequence[str] = ANALYZERS) -> pd.DataFrame:
+    """Per slice (``slices``: name → its records) and analyzer of ``methods``, the paper's §7.4
+    numbers: the questions with a policy (``n``), the distinct control combinations assigned,
+    the share of questions the most common one got, and the span of the depth cap, seed count
+    and evidence budget (the paper, over 2,062 Medical queries: 19 combinations, depth 2-4,
+    seeds 5-12, budget 8-16). A slice or analyzer without policies has no row."""
     rows = []
     for name, records in slices.items():
-        frame = policy_frame(records, method)
-        if frame.empty:
-            continue
-        counts = frame["combination"].value_counts()
-        rows.append(
-            {
-                "slice": name,
-                "n": len(frame),
-                "combinations": len(counts),
-                "top_share": round(counts.iloc[0] / len(frame), 3),
-                "max_depth": _span(frame["max_depth"]),
-                "seed_count": _span(frame["seed_count"]),
-                "evidence_budget": _span(frame["evidence_budget"]),
-                "connectors_on": round(frame["connectors"].astype(bool).mean(), 3),
-                "fallback": int(frame["analyzer_fallback"].fillna(False).astype(bool).sum()),
-            }
-        )
+        for method in methods:
+            frame = policy_frame(records, method)
+            if frame.empty:
+                continue
+            counts = frame["combination"].value_counts()
+            rows.append(
+                {
+                    "slice": name,
+                    "method": method,
+                    "n": len(frame),
+                    "combinations": len(counts),
+                    "top_share": round(counts.iloc[0] / len(frame), 3),
+                    "max_depth": _span(frame["max_depth"]),
+                    "seed_count": _span(frame["seed_count"]),
+                    "evidence_budget": _span(frame["evidence_budget"]),
+                    "connectors_on": round(frame["connectors"].astype(bool).mean(), 3),
+                    "fallback": int(frame["analyzer_fallback"].fillna(False).astype(bool).sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.eval.reporting.export import export_table
-from ace_lab.eval.studies.study import load_results
+from ace_lab.eval.studies.study import load_results, results_path
 from ace_lab.llm import LLM, LLMError, get_llm
 from ace_lab.llm.replay import REPLAY_ONLY_ENV, replaying
 from ace_lab.methods.generate import Task
@@ -38,7 +38,7 @@ from ace_lab.mosaic.report.counterfactuals import (
     mosaic_studies,
     study_rows,
 )
-from ace_lab.mosaic.report.policies import POLICY_DIVERSITY, policy_diversity
+from ace_lab.mosaic.report.policies import ANALYZERS, POLICY_DIVERSITY, policy_diversity
 
 AnswerMode = Literal["archive", "model", "off"]
 RESPONSES = Path(__file__).resolve().parents[3] / "data" / "responses"
@@ -103,9 +103,15 @@ def counterfactual_tables(
             make = answerer(llm, archive, answers == "model")
         rows = study_rows(study, settings, answer=make)
         out[f"{study}/{COUNTERFACTUALS}"] = counterfactual_table(rows)
-    slices = {study: load_results(study, settings, ["mosaic"]) for study in studies}
+    slices = {study: _analyzer_records(study, settings) for study in studies}
     out[POLICY_DIVERSITY] = policy_diversity(slices)
     return out
+
+
+def _analyzer_records(study: str, settings: Settings) -> pd.DataFrame:
+    """``study``'s records of each analyzer of :data:`ANALYZERS` that it ran."""
+    ran = [m for m in ANALYZERS if results_path(study, m, settings).is_file()]
+    return load_results(study, settings, ran)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
