@@ -224,7 +224,9 @@ def test_with_no_recorded_call_one_probe_prices_the_endpoint(settings) -> None:
     # The rates are the probe's own (its wall time depends on the machine's load, so the test
     # checks where they come from, not how fast they are).
     assert (speed.gen_tps, speed.prompt_tps) != (ASSUMED_GEN_TPS, ASSUMED_PROMPT_TPS)
-    assert table.loc[0, "hours"] == round(speed.seconds(16, 5600, 560) / 3600, 2)
+    # the remote endpoint's requests in flight divide the time
+    flight = table.attrs["in_flight"]
+    assert table.loc[0, "hours"] == round(speed.seconds(16, 5600, 560) / flight / 3600, 2)
     assert source.startswith(f"probe: 1 call of {REMOTE}#new cost 20 prompt + 8 generated")
     assert "probe: 1 call" in estimate_text(table)
     # The probe was cached with its latency: the next estimate measures, it does not probe.
