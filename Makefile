@@ -53,6 +53,7 @@ reproduce: setup models native
 	ACE_LAB_LLM_BACKEND=xllamacpp ACE_LAB_LLM_REPLAY_ONLY=1 $(BIN)/python -m ace_lab.notebooks --smoke $(EXPLORERS)
 	$(BIN)/python -m ace_lab.eval.reporting.chooser  # the chooser's table, model and figures 09_*
 	$(BIN)/python -m ace_lab.mosaic.report  # MOSAIC's counterfactuals (05_*), no model call
+	$(BIN)/python -m ace_lab.ace.report.composition  # composed methods against their parts (09_composition)
 
 lab: setup models
 	$(BIN)/jupyter lab notebooks/

@@ -45,7 +45,11 @@ def notebook_path(name: str) -> Path:
 def notebook_defaults(name: str) -> dict[str, Any]:
     """The literal defaults of notebook ``name``'s ``parameters``-tagged cell (file stem);
     an assignment whose value is not a literal is left out."""
-    path = notebook_path(name)
+    return parameter_defaults(notebook_path(name))
+
+
+def parameter_defaults(path: Path) -> dict[str, Any]:
+    """The literal defaults of the ``parameters``-tagged cell of the notebook at ``path``."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(tagged) != 1:
@@ -193,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
             extra[name] = value
     for notebook in args.notebooks:
         params = (smoke_parameters(notebook.stem) if args.smoke else {}) | extra
+        # A batch run leaves no model server behind: a notebook that can stop the one it
+        # started is told to (an explicit -p stop_server=false keeps it).
+        if "stop_server" in parameter_defaults(notebook):
+            params = {"stop_server": True} | params
         start = time.perf_counter()
         print(f"▶ {notebook} {params or ''}", flush=True)
         output = run_notebook(notebook, args.output, params)

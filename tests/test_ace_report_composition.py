@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
-from ace_lab.ace.report.composition import composition_table, parts_of, read_records
+from ace_lab.ace.report import composition
+from ace_lab.ace.report.composition import composition_report, composition_table, parts_of
+from ace_lab.eval.reporting.outcomes import ChooserSlice
 
 
-def _records(method: str, f1: list[float], tokens: int) -> list[dict]:
+def _outcomes(method: str, f1: list[float], tokens: int) -> list[dict]:
     return [
-        {"id": f"q{i}", "method": method, "f1": v, "em": float(v == 1.0), "input_tokens": tokens}
+        {"id": f"q{i}", "method": method, "accuracy": v, "em": float(v == 1.0), "tokens": tokens}
         for i, v in enumerate(f1)
     ]
 
@@ -24,17 +27,53 @@ def test_parts_of_a_composition():
     )
 
 
-def test_each_part_is_paired_on_the_questions_both_answered(tmp_path):
-    composed = _records("mosaic>ace-full", [1.0, 1.0, 1.0, 0.5], 3000)
-    source = _records("mosaic", [0.0, 0.0, 0.0, 0.5, 1.0], 1300)  # q4: composed did not answer
-    policy = _records("ace-full", [1.0, 1.0, 1.0, 0.5], 3700)
-    for name, rows in (("a", composed), ("b", source + policy)):
-        (tmp_path / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    (tmp_path / "a.errors.jsonl").write_text(json.dumps({"method": "x", "error": "e"}) + "\n")
-    table = composition_table(read_records([tmp_path]), ["mosaic>ace-full", "absent>ace-full"])
+def test_each_part_is_paired_on_the_questions_both_answered():
+    composed = _outcomes("mosaic>ace-full", [1.0, 1.0, 1.0, 0.5], 3000)
+    source = _outcomes("mosaic", [0.0, 0.0, 0.0, 0.5, 1.0], 1300)  # q4: composed did not answer
+    policy = _outcomes("ace-full", [1.0, 1.0, 1.0, 0.5], 3700)
+    frame = pd.DataFrame(composed + source + policy)
+    table = composition_table(frame, ["mosaic>ace-full", "absent>ace-full"], label="S")
     assert list(table["part"]) == ["mosaic", "ace-full"]
     vs_source, vs_policy = table.iloc[0], table.iloc[1]
-    assert vs_source["n"] == 4 and vs_source["ΔF1"] == pytest.approx(0.75)
-    assert vs_source["p(F1)"] == pytest.approx(0.25)  # 3 non-zero equal gains: 2/8
+    assert vs_source["n"] == 4 and vs_source["Δ"] == pytest.approx(0.75)
+    assert vs_source["p"] == pytest.approx(0.25)  # 3 non-zero equal gains: 2/8
     assert vs_source["input tok part"] == 1300 and vs_source["input tok composed"] == 3000
-    assert vs_policy["ΔF1"] == 0 and vs_policy["p(F1)"] == 1.0  # no difference at all
+    assert vs_policy["Δ"] == 0 and vs_policy["p"] == 1.0  # no difference at all
+    assert vs_source["p (Holm)"] == pytest.approx(0.5)  # two rows: the smaller p doubled
+    assert vs_source["slice"] == "S" and vs_source["Δ [95% CI]"].startswith("+0.750 [")
+
+
+def test_compositions_default_to_every_name_with_a_source():
+    frame = pd.DataFrame(
+        _outcomes("hipporag>ace-full", [1.0, 0.0], 10) + _outcomes("hipporag", [0.0, 0.0], 5)
+    )
+    table = composition_table(frame)
+    assert list(table["composition"]) == ["hipporag>ace-full"]
+    assert list(table["role"]) == ["source"]  # ace-full never ran: no policy row
+
+
+def _record(method: str, qid: str, f1: float, tokens: int) -> dict:
+    return {
+        "id": qid,
+        "question": qid,
+        "method": method,
+        "f1": f1,
+        "em": f1,
+        "input_tokens": tokens,
+    }
+
+
+def test_the_report_reads_each_slice_and_adjusts_over_all_rows(tmp_path):
+    chosen = (ChooserSlice("a-n2", "f1", "A"), ChooserSlice("b-n2", "f1", "B"))
+    for s in chosen:
+        (tmp_path / s.study).mkdir()
+        for method, f1 in (("naive>ace-full", 1.0), ("naive", 0.0), ("ace-full", 1.0)):
+            rows = [_record(method, f"q{i}", f1, 100) for i in range(5)]
+            text = "\n".join(json.dumps(r) for r in rows) + "\n"
+            (tmp_path / s.study / f"{method.replace('>', '_')}.jsonl").write_text(text)
+    table = composition_report(tmp_path, chosen)
+    assert list(table["slice"]) == ["A", "A", "B", "B"]
+    assert table["p"].iloc[0] == pytest.approx(0.0625)  # 5 equal gains: 2 of 32 sign flips
+    assert table["p (Holm)"].iloc[0] == pytest.approx(0.25)  # smallest of 4 rows: × 4
+    shown = composition.view(table)
+    assert "Δ" not in shown and set(shown["metric"]) == {"F1"}

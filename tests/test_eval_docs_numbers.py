@@ -153,3 +153,25 @@ def test_a_committed_table_is_copied_as_a_block_and_a_stale_copy_is_detected(tmp
     assert [line.split(":")[0] for line in stale_parts(fresh, FIGURES, tmp_path)] == [key]
     with pytest.raises(ValueError, match="no committed table"):
         regenerate("<!-- table bench/y: begin -->\n<!-- table bench/y: end -->", FIGURES, tmp_path)
+
+
+def test_the_pooled_table_writes_a_dash_where_one_pair_defines_nothing(tmp_path):
+    """Regression: a method sharing one question with the baseline printed "nan" cells."""
+    row = {
+        "method": "m",
+        "baseline": "hirag",
+        "slices": "hotpotqa_dev_sample200",
+        "n": 1,
+        "n_slice": 1.0,
+        "diff": -1.0,
+        "diff [95% CI]": "-1.000 [-1.000, -1.000]",
+        "p_permutation": float("nan"),
+        "p_holm": float("nan"),
+        "sd_diff": float("nan"),
+        "mde_slice": float("nan"),
+        "n_for_+0.05": float("nan"),
+    }
+    pd.DataFrame([row]).to_csv(tmp_path / "main_pooled.csv", index=False)
+    text = docs_numbers.pooled_table_figure(tmp_path, ())
+    assert "nan" not in text and text.count("—") == 4
+    assert "HotpotQA (1)" in text

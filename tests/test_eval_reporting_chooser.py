@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.chooser import ChooserModel
-from ace_lab.eval.reporting.chooser import regenerate
+from ace_lab.eval.reporting.chooser import regenerate, summary_table
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -51,3 +51,23 @@ def test_the_runtime_model_names_its_command_and_slices():
     model = ChooserModel.from_json((RESULTS / "chooser" / "model.json").read_text())
     assert model.command.startswith("python -m ace_lab.eval.reporting.chooser")
     assert len(model.slices) == 3 and model.metric == "f1"
+
+
+def test_the_summary_sets_each_chooser_against_the_best_method_and_the_oracle():
+    table = pd.DataFrame(
+        [
+            {"slice": "S", "metric": "F1", "n": 4, "row": r, "lam": lam, "accuracy": a, "tokens": t}
+            for r, lam, a, t in (
+                ("naive", "", 0.4, 100.0),
+                ("hirag", "", 0.5, 300.0),
+                ("auto", "0", 0.45, 200.0),
+                ("auto", "inf", 0.4, 100.0),
+                ("oracle", "0", 0.9, 150.0),
+            )
+        ]
+    )
+    summary = summary_table(table).set_index("row")
+    assert list(summary.index) == ["best single: hirag", "auto", "oracle"]  # λ = 0 rows only
+    assert summary.loc["auto", "vs best single"] == pytest.approx(-0.05)
+    assert summary.loc["auto", "vs oracle"] == pytest.approx(-0.45)
+    assert summary.loc["oracle", "input tokens"] == 150.0

@@ -223,3 +223,44 @@ def test_an_interrupted_start_leaves_no_orphan(settings, tmp_path, sig) -> None:
         time.sleep(0.1)
     assert not server._pid_alive(child), f"server {child} outlived its start ({sig.name})"
     assert not state.exists()
+
+
+def test_a_start_holds_the_port_lock_from_choosing_the_port_until_healthy(
+    settings, monkeypatch
+) -> None:
+    """Regression: two test suites on one machine (two checkouts) started servers at once; both
+    saw the configured port free, the second failed to bind and took the first's /health for
+    its own, then lost its server when the first suite stopped it."""
+    held: list[str] = []
+    seen: dict[str, list[str]] = {}
+
+    class RecordingLock:
+        def __init__(self, path: str, timeout: float) -> None:
+            self.path = path
+
+        def __enter__(self) -> None:
+            held.append(self.path)
+
+        def __exit__(self, *exc: object) -> None:
+            held.remove(self.path)
+
+    class Launched:
+        pid, returncode = os.getpid(), None
+
+    def port_free(port: int) -> bool:
+        seen["port chosen"] = list(held)
+        return True
+
+    monkeypatch.setattr(server, "FileLock", RecordingLock)
+    monkeypatch.setattr(server, "status", lambda *a, **k: None)
+    monkeypatch.setattr(server, "_await_starting", lambda *a, **k: None)
+    monkeypatch.setattr(server, "stop", lambda *a, **k: False)
+    monkeypatch.setattr(server, "prepare_model", lambda tier, model_dir: Path("/m.gguf"))
+    monkeypatch.setattr(server, "_port_free", port_free)
+    monkeypatch.setattr(server.subprocess, "Popen", lambda *a, **k: Launched())
+    monkeypatch.setattr(server, "_wait_healthy", lambda *a, **k: seen.update(healthy=list(held)))
+    info = server.start(settings)
+    port_lock = server._port_lock_path(settings.llm.port)
+    assert port_lock in seen["port chosen"] and port_lock in seen["healthy"]
+    assert not Path(port_lock).is_relative_to(settings.cache_dir)  # shared by every checkout
+    assert info.port == settings.llm.port and held == []

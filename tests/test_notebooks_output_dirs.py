@@ -117,3 +117,14 @@ def test_every_notebook_decides_its_output_folders(path):
     assert "figures_dir = outputs.figures_dir" in code
     if "tables_dir" in notebook_defaults(path.stem):
         assert "tables_dir = outputs.tables_dir" in code
+
+
+@pytest.mark.parametrize(("given", "passed"), [([], True), (["-p", "stop_server=false"], False)])
+def test_a_batch_run_stops_the_server_a_notebook_started(notebook, monkeypatch, given, passed):
+    """Regression: ``make reproduce`` left notebook 00's model server running on its port."""
+    from ace_lab import notebooks
+
+    runs = []
+    monkeypatch.setattr(notebooks, "run_notebook", lambda path, out, params: runs.append(params))
+    assert notebooks.main(["demo.ipynb", *given]) == 0
+    assert runs == [{"stop_server": passed}]

@@ -12,7 +12,8 @@ slices from the full sets, or from their committed files (data/slices) on a fres
 After changing a table, regenerate: ``python -m ace_lab.notebooks notebooks/06_main_results.ipynb
 notebooks/07_ablations.ipynb notebooks/08_context_and_cost.ipynb``, ``ace-lab report --study
 <study> --export`` for studies with ``main_table``/``cost_table``/``paired_tests``,
-``python -m ace_lab.mosaic.report`` (``05_counterfactuals``, ``05_policy_diversity``), and
+``python -m ace_lab.mosaic.report`` (``05_counterfactuals``, ``05_policy_diversity``),
+``python -m ace_lab.ace.report.composition`` (``09_composition``), and
 ``ace-lab docs`` (the documentation's copies and figures, ``tests/test_docs.py``).
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from ace_lab.ace.report import composition as ace_composition
 from ace_lab.ace.report import tables as ace_tables
 from ace_lab.arc.report import results as arc_results
 from ace_lab.config import load_settings
@@ -231,6 +233,14 @@ def mosaic_report() -> Tables:
     return mosaic_regenerate.counterfactual_tables(SETTINGS)
 
 
+@cache
+def composition_report() -> Tables:
+    """``python -m ace_lab.ace.report.composition``: ``09_composition``, every composed method
+    the committed slices hold against its parts."""
+    table = ace_composition.composition_report(RESULTS)
+    return {ace_composition.TABLE: ace_composition.view(table)}
+
+
 def _notebook(make: Callable[[], Tables]) -> Callable[[str], Tables]:
     return lambda study: make()
 
@@ -267,6 +277,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/paired_tests": ("ace-lab report --export", cli_report),
     "<study>/05_counterfactuals": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
     "05_policy_diversity": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
+    "09_composition": (ace_composition.COMMAND, _notebook(composition_report)),
 }
 
 

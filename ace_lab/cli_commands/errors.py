@@ -37,6 +37,7 @@ KNOWN_ERRORS: dict[str, tuple[str, ...]] = {
     "ace_lab.llm.server": ("ServerError",),
     "ace_lab.eval.studies.jsonl": ("ResultsError",),
     "ace_lab.eval.studies.study": ("ResultsError",),
+    "ace_lab.eval.reporting.docs_numbers": ("DocsError",),
     "ace_lab.graph.tables": ("GraphTablesError",),
     "ace_lab.graph.store.errors": ("StoreError",),
     "ace_lab.index.hybrid": ("IndexMismatchError",),

@@ -21,6 +21,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -92,6 +93,11 @@ def _healthy(port: int, timeout: float = 2.0) -> bool:
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         return sock.connect_ex((HOST, port)) != 0
+
+
+def _port_lock_path(port: int) -> str:
+    """A lock file shared by every checkout on this machine, one per port."""
+    return str(Path(tempfile.gettempdir()) / f"ace_lab-llm-port-{port}.lock")
 
 
 def _free_port() -> int:
@@ -207,6 +213,18 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
         # not live, or other settings: also ends a server an interrupted start left starting
         stop(settings, tier)
         model_path = prepare_model(tier, settings.model_dir)
+        return _launch(settings, tier, model_path, options, wait_s)
+
+
+def _launch(
+    settings: Settings, tier: str, model_path: Path, options: ServingOptions, wait_s: float
+) -> ServerInfo:
+    """Launch the server process for ``tier`` and wait until it answers (state file first)."""
+    state_dir = _state_dir(settings)
+    # Starts on one machine (two checkouts, two test suites) take the configured port one
+    # at a time: a server still loading has not bound it yet, so a second start would pick
+    # it too, fail to bind, and take the first server's /health answers for its own.
+    with FileLock(_port_lock_path(settings.llm.port), timeout=wait_s + 60):
         port = settings.llm.port if _port_free(settings.llm.port) else _free_port()
         log_path = state_dir / f"{tier}.log"
         cmd = [
@@ -233,7 +251,7 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             port=port,
             tier=tier,
             model_path=str(model_path),
-            sha256=spec.sha256,
+            sha256=get_tier(tier).sha256,
             threads=settings.llm.threads,
             ctx_size=settings.llm.ctx_size,
             parallel=settings.llm.parallel,
@@ -252,7 +270,7 @@ def start(settings: Settings, tier: str | None = None, wait_s: float = 180.0) ->
             proc.poll()  # reap it
             _state_path(settings, tier).unlink(missing_ok=True)
             raise
-        return info
+    return info
 
 
 def _await_starting(settings: Settings, tier: str, wait_s: float) -> ServerInfo | None:

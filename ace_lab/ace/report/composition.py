@@ -1,39 +1,39 @@
 """Composed methods against their parts: ``source>ace-…`` paired with the source alone and with
-the ACE method alone, on the questions all three answered (from the records).
+the ACE method alone, on the questions all of them answered (from the records).
 
-One row per (composition, part): questions paired, mean F1 and EM of each, the difference, its
-exact two-sided sign-flip p-value (:func:`ace_lab.eval.statistics.sign_flip_p`), and the mean
-input tokens per question of each (the cold-cache cost the records hold), so a gain is read
-with what it costs.
+One row per (slice, composition, part): questions paired, the mean accuracy of each (token F1 on
+the QA slices, judged Answer Correctness on GraphRAG-Bench: the outcome frames of
+:mod:`ace_lab.eval.reporting.outcomes`), the difference with its seeded paired-bootstrap 95 %
+interval and exact two-sided sign-flip p-value, Holm-adjusted over every row of the table (one
+family: "does composing change anything anywhere"), EM where the slice has it, and the mean input
+tokens per question of each (the cold-cache cost the records hold), so a gain is read with what
+it costs. ``python -m ace_lab.ace.report.composition`` (in ``make reproduce``) writes
+``results/09_composition.{csv,md,tex}``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import argparse
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ace_lab.eval.statistics import sign_flip_p
-from ace_lab.eval.studies.jsonl import read_jsonl
+from ace_lab.config import load_settings
+from ace_lab.eval.reporting.export import export_table
+from ace_lab.eval.reporting.outcomes import SLICES, ChooserSlice, slice_outcomes
+from ace_lab.eval.statistics import holm, paired_bootstrap
 from ace_lab.registry import parse
 
+#: The exported table's name under ``results/``.
+TABLE = "09_composition"
+COMMAND = "python -m ace_lab.ace.report.composition"
 COLUMNS = (
-    "composition", "part", "role", "n", "F1 composed", "F1 part", "ΔF1", "p(F1)",
-    "EM composed", "EM part", "ΔEM", "p(EM)", "input tok composed", "input tok part",
+    "slice", "metric", "composition", "part", "role", "n", "composed", "part alone", "Δ",
+    "Δ [95% CI]", "p", "p (Holm)", "EM composed", "EM part", "input tok composed",
+    "input tok part",
 )  # fmt: skip
-
-
-def read_records(folders: Iterable[Path]) -> pd.DataFrame:
-    """Every record of every ``*.jsonl`` results file in ``folders`` (errors files excluded)."""
-    rows = [
-        r
-        for folder in folders
-        for path in sorted(Path(folder).glob("*.jsonl"))
-        if not path.name.endswith(".errors.jsonl")
-        for r in read_jsonl(path)
-    ]
-    return pd.DataFrame(rows)
 
 
 def parts_of(name: str) -> tuple[str, str]:
@@ -43,38 +43,99 @@ def parts_of(name: str) -> tuple[str, str]:
     return source, parsed.policy
 
 
-def composition_table(records: pd.DataFrame, compositions: Iterable[str]) -> pd.DataFrame:
-    """Each composition against its source and its ACE method (see the module docstring)."""
-    by_method = {m: frame.set_index("id") for m, frame in records.groupby("method")}
+def _mean(values: pd.Series) -> float:
+    values = values.dropna()
+    return float(values.astype(float).mean()) if len(values) else float("nan")
+
+
+def composition_table(
+    outcomes: pd.DataFrame,
+    compositions: Iterable[str] | None = None,
+    *,
+    label: str = "",
+    metric: str = "f1",
+) -> pd.DataFrame:
+    """Each composition of one slice's outcome frame (``id``, ``method``, ``accuracy``, ``em``,
+    ``tokens``) against its source and its ACE method; ``compositions`` defaults to every
+    method name with a ``>``. p (Holm) is over this table's rows."""
+    by_method = {m: frame.set_index("id") for m, frame in outcomes.groupby("method")}
+    names = compositions if compositions is not None else sorted(m for m in by_method if ">" in m)
     rows = []
-    for name in compositions:
+    for name in names:
         if name not in by_method:
             continue
         composed = by_method[name]
-        source, policy = parts_of(name)
-        for part, role in ((source, "source"), (policy, "policy")):
+        for part, role in zip(parts_of(name), ("source", "policy"), strict=True):
             if part not in by_method:
                 continue
-            alone = by_method[part]
-            ids = composed.index.intersection(alone.index)
-            a, b = composed.loc[ids], alone.loc[ids]
-            f1, em = a["f1"] - b["f1"], a["em"] - b["em"]
+            ids = composed.index.intersection(by_method[part].index)
+            a, b = composed.loc[ids], by_method[part].loc[ids]
+            test = paired_bootstrap(a["accuracy"].to_numpy(float), b["accuracy"].to_numpy(float))
             rows.append(
                 {
+                    "slice": label,
+                    "metric": metric,
                     "composition": name,
                     "part": part,
                     "role": role,
                     "n": len(ids),
-                    "F1 composed": a["f1"].mean(),
-                    "F1 part": b["f1"].mean(),
-                    "ΔF1": f1.mean(),
-                    "p(F1)": sign_flip_p(f1.to_numpy()),
-                    "EM composed": a["em"].mean(),
-                    "EM part": b["em"].mean(),
-                    "ΔEM": em.mean(),
-                    "p(EM)": sign_flip_p(em.to_numpy()),
-                    "input tok composed": a["input_tokens"].mean(),
-                    "input tok part": b["input_tokens"].mean(),
+                    "composed": _mean(a["accuracy"]),
+                    "part alone": _mean(b["accuracy"]),
+                    "Δ": test.mean_diff,
+                    "Δ [95% CI]": f"{test.mean_diff:+.3f} [{test.low:+.3f}, {test.high:+.3f}]",
+                    "p": test.p_value,
+                    "EM composed": _mean(a["em"]),
+                    "EM part": _mean(b["em"]),
+                    "input tok composed": _mean(a["tokens"]),
+                    "input tok part": _mean(b["tokens"]),
                 }
             )
-    return pd.DataFrame(rows, columns=list(COLUMNS)).round(3)
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    return with_holm(table)
+
+
+def with_holm(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with ``p (Holm)`` adjusted over its rows (NaN p, e.g. one pair, stays NaN)."""
+    table = table.copy()
+    known = table["p"].notna()
+    table["p (Holm)"] = np.nan
+    if known.any():
+        table.loc[known, "p (Holm)"] = holm(table.loc[known, "p"].astype(float).tolist())
+    return table[list(COLUMNS)]
+
+
+def composition_report(
+    results_dir: Path | str, slices: Sequence[ChooserSlice] = SLICES
+) -> pd.DataFrame:
+    """Every composition the committed slices hold, against its parts, Holm over all rows."""
+    tables = [
+        composition_table(slice_outcomes(results_dir, s), label=s.label, metric=s.metric)
+        for s in slices
+        if (Path(results_dir) / s.study).is_dir()
+    ]
+    tables = [t for t in tables if not t.empty]
+    if not tables:
+        return pd.DataFrame(columns=list(COLUMNS))
+    return with_holm(pd.concat(tables, ignore_index=True).drop(columns="p (Holm)"))
+
+
+def view(table: pd.DataFrame) -> pd.DataFrame:
+    """The table as the notebook and the docs show it: metric named, means rounded."""
+    shown = table.drop(columns=["Δ"]).copy()
+    shown["metric"] = shown["metric"].map({"f1": "F1"}).fillna("judged ACC")
+    for column in ("input tok composed", "input tok part"):
+        shown[column] = shown[column].round().astype("Int64")
+    return shown.round(3)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results-dir", type=Path, help="default: the settings' results_dir")
+    args = parser.parse_args(argv)
+    results_dir = args.results_dir or Path(load_settings().results_dir)
+    for path in export_table(view(composition_report(results_dir)), TABLE, results_dir).values():
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -9,6 +9,8 @@ records only (no LLM call):
   ``:loo`` leave-one-question-out), the chooser fitted on the other slices of the same metric
   (``auto:slice-out``), and the per-question oracle; mean accuracy and mean input tokens, with
   ``n`` questions and each method's share of the picks;
+- ``results/chooser/chooser_summary.md`` — per slice at ``λ = 0``: the best single method, the
+  cross-validated choosers and the oracle (:func:`summary_table`);
 - ``results/chooser/model.json`` — the model ``ace-lab run --methods auto`` loads;
 - ``figures/09_chooser_curves.{png,pdf}`` and ``figures/09_pareto_<slice>.{png,pdf}``.
 
@@ -150,6 +152,46 @@ def chooser_table(frames: dict[ChooserSlice, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per slice at ``λ = 0`` (accuracy first): the best single method, the chooser
+    cross-validated (``auto``, ``auto:prior``, ``auto:slice-out``) and the oracle, each with
+    its mean accuracy and input tokens, the chooser's gap to the best method and to the oracle."""
+    rows = []
+    for where, sub in table.groupby("slice", sort=False):
+        methods = sub[sub["lam"] == ""]
+        best = methods.loc[methods["accuracy"].idxmax()]
+        at_zero = sub[sub["lam"] == "0"].set_index("row")
+        oracle_acc = at_zero.loc["oracle", "accuracy"] if "oracle" in at_zero.index else None
+        for row in ("best single", "auto", "auto:prior", "auto:slice-out", "oracle"):
+            if row != "best single" and row not in at_zero.index:
+                continue
+            point = best if row == "best single" else at_zero.loc[row]
+            rows.append(
+                {
+                    "slice": where,
+                    "metric": point["metric"],
+                    "n": point["n"],
+                    "row": f"best single: {best['row']}" if row == "best single" else row,
+                    "accuracy": point["accuracy"],
+                    "input tokens": point["tokens"],
+                    "vs best single": point["accuracy"] - best["accuracy"],
+                    "vs oracle": point["accuracy"] - oracle_acc if oracle_acc is not None else None,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def summary_markdown(summary: pd.DataFrame) -> str:
+    """:func:`summary_table` as markdown: accuracy to 3 places, tokens whole, gaps signed."""
+    shown = summary.copy()
+    shown["n"] = shown["n"].astype(int)
+    shown["accuracy"] = shown["accuracy"].map("{:.3f}".format)
+    shown["input tokens"] = shown["input tokens"].map("{:,.0f}".format)
+    for column in ("vs best single", "vs oracle"):
+        shown[column] = shown[column].map("{:+.3f}".format)
+    return to_markdown(shown)
+
+
 def runtime_model(frames: dict[ChooserSlice, pd.DataFrame], runnable: Iterable[str]) -> str:
     """The JSON of the model ``auto`` runs with: fitted on every QA slice (F1), over the
     ``runnable`` methods every QA slice ran, at ``λ = 0``."""
@@ -240,7 +282,9 @@ def regenerate(
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "chooser_cv.csv", index=False, float_format="%.4f")
     (out / "chooser_cv.md").write_text(to_markdown(table) + "\n", encoding="utf-8")
-    written = [out / "chooser_cv.csv", out / "chooser_cv.md"]
+    summary = summary_table(pd.read_csv(out / "chooser_cv.csv", keep_default_na=False))
+    (out / "chooser_summary.md").write_text(summary_markdown(summary) + "\n", encoding="utf-8")
+    written = [out / "chooser_cv.csv", out / "chooser_cv.md", out / "chooser_summary.md"]
     if runnable is None:
         from ace_lab.registry import graph_family
 

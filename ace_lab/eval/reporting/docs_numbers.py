@@ -34,6 +34,12 @@ from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests,
 from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap
 from ace_lab.eval.studies.study import load_results
 
+
+class DocsError(ValueError):
+    """A generated part that cannot be made: an unknown kind, a method or table the records do
+    not hold (said in one line by ``ace-lab docs``)."""
+
+
 #: A figure: the results directory and the marker's arguments -> the text of the part.
 Figure = Callable[[Path, tuple[str, ...]], str]
 
@@ -64,7 +70,7 @@ CONTEXT_NAMES = {
 # ------------------------------------------------------------------------------ the parts
 def regenerate(text: str, figures: Mapping[str, Figure], results_dir: Path) -> str:
     """``text`` with every generated part rewritten from the records under ``results_dir``;
-    a ValueError names a part whose kind ``figures`` does not know."""
+    a :class:`DocsError` names a part whose kind ``figures`` does not know."""
 
     def fill(match: re.Match[str]) -> str:
         key, body = match["key"], match["body"]
@@ -79,7 +85,7 @@ def figure_text(key: str, figures: Mapping[str, Figure], results_dir: Path) -> s
     """The text of the part ``key`` (``KIND ARGS``) from the records under ``results_dir``."""
     kind, *args = key.split()
     if kind not in figures:
-        raise ValueError(f"unknown generated part {key!r}; known kinds: {sorted(figures)}")
+        raise DocsError(f"unknown generated part {key!r}; known kinds: {sorted(figures)}")
     return figures[kind](Path(results_dir), tuple(args))
 
 
@@ -134,7 +140,7 @@ def study_records(results_dir: Path, study: str) -> pd.DataFrame:
 def _column(results_dir: Path, study: str, method: str, column: str) -> pd.Series:
     rows = method_rows(study_records(results_dir, study), method)
     if rows.empty:
-        raise ValueError(f"no records of {method!r} in study {study!r}")
+        raise DocsError(f"no records of {method!r} in study {study!r}")
     return pd.to_numeric(rows[column], errors="coerce").dropna()
 
 
@@ -180,7 +186,7 @@ def cell_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     for key, _, value in (k.partition("=") for k in keys):
         frame = frame[frame[key].astype(str) == value]
     if len(frame) != 1:
-        raise ValueError(f"{table}: {len(frame)} rows match {keys}, expected one")
+        raise DocsError(f"{table}: {len(frame)} rows match {keys}, expected one")
     value = float(frame[column].iloc[0])
     if form == "pct":  # two significant digits under 10 %
         return f"{100 * value:.0f} %" if value >= 0.1 or value == 0 else f"{100 * value:.1f} %"
@@ -255,7 +261,14 @@ def main_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 
 
 def _p_text(p: float) -> str:
+    if p != p:  # NaN: fewer than two pairs, nothing to test
+        return "—"
     return f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
+
+
+def _number(value: float, fmt: str) -> str:
+    """``value`` formatted, or "—" where it is NaN (not defined at this n)."""
+    return "—" if value != value else f"{value:{fmt}}"
 
 
 def pooled_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
@@ -273,8 +286,8 @@ def pooled_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
             f"F1 − `{row['baseline']}` [95% CI]": row["diff [95% CI]"],
             "p": _p_text(float(row["p_permutation"])),
             "p (Holm)": _p_text(float(row["p_holm"])),
-            "MDE per slice": f"{row['mde_slice']:.3f}",
-            "n per slice for +0.05": f"{row['n_for_+0.05']:.0f}",
+            "MDE per slice": _number(row["mde_slice"], ".3f"),
+            "n per slice for +0.05": _number(row["n_for_+0.05"], ".0f"),
         }
         for _, row in pooled.iterrows()
     ]
@@ -345,7 +358,7 @@ def table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     (name,) = args
     path = Path(results_dir) / f"{name}.md"
     if not path.is_file():
-        raise ValueError(f"no committed table {path}")
+        raise DocsError(f"no committed table {path}: run the command that writes it first")
     return path.read_text(encoding="utf-8").strip("\n")
 
 
