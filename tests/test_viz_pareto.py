@@ -30,3 +30,14 @@ def test_figure_is_single_column_with_the_front_named():
     assert sorted(t.get_text() for t in ax.texts) == ["a", "b"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["auto (CV, over λ)", "oracle"]
     plt.close(fig)
+
+
+def test_a_composed_method_is_named_and_marked_off_the_front():
+    points = pd.DataFrame(
+        {"method": ["a", "b", "b>ace-full"], "accuracy": [0.5, 0.4, 0.3], "tokens": [900, 400, 950]}
+    )
+    fig = plot_pareto(points, title="t", metric="F1")
+    ax = fig.axes[0]
+    assert sorted(t.get_text() for t in ax.texts) == ["a", "b", "b>ace-full"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["composed (source>ACE)"]
+    plt.close(fig)

@@ -3,8 +3,9 @@
 :func:`pareto_front` finds the methods no other method beats on both axes (at least as
 accurate for at most as many input tokens, better on one); :func:`plot_pareto` draws every
 method as a point (tokens on a log axis), joins the front with a step line and names its
-points, and adds a chooser's curve over ``λ`` and the per-question oracle when given. The
-figure is single-column width (3.3 in) for a paper.
+points, marks and names every composed method (``source>ace-…``, a diamond) so it can be read
+against its parts, and adds a chooser's curve over ``λ`` and the per-question oracle when given.
+The figure is single-column width (3.3 in) for a paper.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ace_lab.viz.palette import label_colour
 
 #: Single-column figure size (inches).
 COLUMN_SIZE = (3.3, 2.6)
+#: The colour of a composed method's point and name.
+COMPOSED = "#6a1b9a"
 
 
 def token_axis(ax: plt.Axes) -> None:
@@ -59,9 +62,24 @@ def plot_pareto(
     fig, ax = plt.subplots(figsize=size)
     front = pareto_front(list(points["accuracy"]), list(points["tokens"]))
     on_front = set(front)
+    composed = [">" in str(m) for m in points["method"]]
     for i, row in enumerate(points.itertuples(index=False)):
         colour = label_colour(str(row.method)) if i in on_front else "#9e9e9e"
-        ax.scatter(row.tokens, row.accuracy, s=14, color=colour, zorder=3, linewidths=0)
+        if composed[i]:
+            ax.scatter(row.tokens, row.accuracy, s=18, marker="D", color=COMPOSED, zorder=4)
+            if i not in on_front:
+                ax.annotate(
+                    str(row.method),
+                    (row.tokens, row.accuracy),
+                    xytext=(3, -7),
+                    textcoords="offset points",
+                    fontsize=5.5,
+                    color=COMPOSED,
+                )
+        else:
+            ax.scatter(row.tokens, row.accuracy, s=14, color=colour, zorder=3, linewidths=0)
+    if any(composed):
+        ax.scatter([], [], s=18, marker="D", color=COMPOSED, label="composed (source>ACE)")
     if front:
         xs = [points["tokens"].iloc[i] for i in front]
         ys = [points["accuracy"].iloc[i] for i in front]
@@ -96,7 +114,7 @@ def plot_pareto(
     ax.set_title(title, fontsize=8)
     ax.tick_params(labelsize=6)
     ax.grid(True, linewidth=0.3, alpha=0.5)
-    if chooser is not None or oracle is not None:
+    if chooser is not None or oracle is not None or any(composed):
         ax.legend(fontsize=5.5, loc="lower right", frameon=False)
     fig.tight_layout()
     return fig
