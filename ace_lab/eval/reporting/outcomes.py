@@ -99,10 +99,11 @@ def main_methods(results_dir: Path | str) -> list[str]:
 
 def grb_methods(results_dir: Path | str, chosen: ChooserSlice) -> list[str]:
     """The methods of a GraphRAG-Bench slice's main table: every judged method but the fixed
-    and budget-matched variants (``name:variant``), in main-table order, then by name."""
+    and budget-matched variants (``name:variant``) and the compositions (``source>ace-…``, as
+    the QA main table), in main-table order, then by name."""
     lines = read_jsonl(Path(results_dir) / chosen.study / GRB_SCORES)
     order = {m: i for i, m in enumerate(main_methods(results_dir))}
-    judged = {x["method"] for x in lines if ":" not in x["method"]}
+    judged = {x["method"] for x in lines if ":" not in x["method"] and ">" not in x["method"]}
     return sorted(judged, key=lambda m: (order.get(m, len(order)), m))
 
 
