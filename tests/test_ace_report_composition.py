@@ -77,3 +77,23 @@ def test_the_report_reads_each_slice_and_adjusts_over_all_rows(tmp_path):
     assert table["p (Holm)"].iloc[0] == pytest.approx(0.25)  # smallest of 4 rows: × 4
     shown = composition.view(table)
     assert "Δ" not in shown and set(shown["metric"]) == {"F1"}
+
+
+def test_a_judged_slice_names_its_judges_calibration(tmp_path):
+    judged = ChooserSlice("grb-n2", "answer_correctness", "GRB")
+    scores = tmp_path / judged.study / "graphragbench" / "scores.jsonl"
+    scores.parent.mkdir(parents=True)
+    lines = [
+        {"method": m, "id": f"q{i}", "answer_correctness": v, "judge_model": "a-judge"}
+        for m, v in (("naive>ace-full", 0.9), ("naive", 0.5))
+        for i in range(2)
+    ]
+    scores.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    for method in ("naive>ace-full", "naive"):
+        rows = [_record(method, f"q{i}", None, 100) for i in range(2)]
+        text = "\n".join(json.dumps(r) for r in rows) + "\n"
+        (tmp_path / judged.study / f"{method.replace('>', '_')}.jsonl").write_text(text)
+    table = composition_report(tmp_path, (judged,))
+    assert list(table["judge"]) == ["judge not calibrated"]  # no calibration of "a-judge"
+    assert table["composed"].iloc[0] == pytest.approx(0.9)
+    assert composition.view(table)["metric"].iloc[0] == "judged ACC"

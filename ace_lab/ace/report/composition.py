@@ -21,16 +21,19 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.config import load_settings
+from ace_lab.eval.graphragbench.cells import calibration_cell
+from ace_lab.eval.judging.calibration import load_calibrations
 from ace_lab.eval.reporting.export import export_table
-from ace_lab.eval.reporting.outcomes import SLICES, ChooserSlice, slice_outcomes
+from ace_lab.eval.reporting.outcomes import GRB_SCORES, SLICES, ChooserSlice, slice_outcomes
 from ace_lab.eval.statistics import holm, paired_bootstrap
+from ace_lab.eval.studies.jsonl import read_jsonl
 from ace_lab.registry import parse
 
 #: The exported table's name under ``results/``.
 TABLE = "09_composition"
 COMMAND = "python -m ace_lab.ace.report.composition"
 COLUMNS = (
-    "slice", "metric", "composition", "part", "role", "n", "composed", "part alone", "Δ",
+    "slice", "metric", "judge", "composition", "part", "role", "n", "composed", "part alone", "Δ",
     "Δ [95% CI]", "p", "p (Holm)", "EM composed", "EM part", "input tok composed",
     "input tok part",
 )  # fmt: skip
@@ -54,10 +57,12 @@ def composition_table(
     *,
     label: str = "",
     metric: str = "f1",
+    judge: str = "",
 ) -> pd.DataFrame:
     """Each composition of one slice's outcome frame (``id``, ``method``, ``accuracy``, ``em``,
     ``tokens``) against its source and its ACE method; ``compositions`` defaults to every
-    method name with a ``>``. p (Holm) is over this table's rows."""
+    method name with a ``>``; ``judge`` is the judged metric's calibration cell ("" for F1).
+    p (Holm) is over this table's rows."""
     by_method = {m: frame.set_index("id") for m, frame in outcomes.groupby("method")}
     names = compositions if compositions is not None else sorted(m for m in by_method if ">" in m)
     rows = []
@@ -75,6 +80,7 @@ def composition_table(
                 {
                     "slice": label,
                     "metric": metric,
+                    "judge": judge,
                     "composition": name,
                     "part": part,
                     "role": role,
@@ -104,12 +110,29 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
     return table[list(COLUMNS)]
 
 
+def judge_cell(results_dir: Path | str, chosen: ChooserSlice) -> str:
+    """The calibration of the judge that scored a judged slice (its scores' one
+    ``judge_model``), e.g. ``0.62 (n=32) judge uninformative``; "" for an F1 slice."""
+    if not chosen.judged:
+        return ""
+    path = Path(results_dir) / chosen.study / GRB_SCORES
+    judges = {x.get("judge_model") for x in read_jsonl(path)} - {None} if path.is_file() else set()
+    judge = judges.pop() if len(judges) == 1 else None
+    return calibration_cell(chosen.metric, load_calibrations(judge=judge), judge)
+
+
 def composition_report(
     results_dir: Path | str, slices: Sequence[ChooserSlice] = SLICES
 ) -> pd.DataFrame:
-    """Every composition the committed slices hold, against its parts, Holm over all rows."""
+    """Every composition the committed slices hold, against its parts, Holm over all rows;
+    a judged slice's rows name its judge's calibration."""
     tables = [
-        composition_table(slice_outcomes(results_dir, s), label=s.label, metric=s.metric)
+        composition_table(
+            slice_outcomes(results_dir, s),
+            label=s.label,
+            metric=s.metric,
+            judge=judge_cell(results_dir, s),
+        )
         for s in slices
         if (Path(results_dir) / s.study).is_dir()
     ]
