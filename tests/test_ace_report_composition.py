@@ -97,3 +97,4 @@ def test_a_judged_slice_names_its_judges_calibration(tmp_path):
     assert list(table["judge"]) == ["judge not calibrated"]  # no calibration of "a-judge"
     assert table["composed"].iloc[0] == pytest.approx(0.9)
     assert composition.view(table)["metric"].iloc[0] == "judged ACC"
+    assert table["EM composed"].isna().all()  # no exact match against sentence answers

@@ -90,8 +90,9 @@ def composition_table(
                     "Δ": test.mean_diff,
                     "Δ [95% CI]": f"{test.mean_diff:+.3f} [{test.low:+.3f}, {test.high:+.3f}]",
                     "p": test.p_value,
-                    "EM composed": _mean(a["em"]),
-                    "EM part": _mean(b["em"]),
+                    # exact match means nothing against a sentence-long gold answer
+                    "EM composed": _mean(a["em"]) if metric == "f1" else float("nan"),
+                    "EM part": _mean(b["em"]) if metric == "f1" else float("nan"),
                     "input tok composed": _mean(a["tokens"]),
                     "input tok part": _mean(b["tokens"]),
                 }
