@@ -115,6 +115,6 @@ def plot_pareto(
     ax.tick_params(labelsize=6)
     ax.grid(True, linewidth=0.3, alpha=0.5)
     if chooser is not None or oracle is not None or any(composed):
-        ax.legend(fontsize=5.5, loc="lower right", frameon=False)
+        ax.legend(fontsize=5.5, loc="best", frameon=False)  # away from the points
     fig.tight_layout()
     return fig
