@@ -362,7 +362,7 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert notebook_parameters("08_context_and_cost")["figure_prefix"] == "08"
     assert {who for who, _ in PRODUCERS.values()} == {
         "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export",
-        "python -m ace_lab.mosaic.report",
+        "python -m ace_lab.mosaic.report", "python -m ace_lab.ace.report.composition",
     }  # fmt: skip
 
 
