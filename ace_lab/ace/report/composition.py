@@ -117,7 +117,8 @@ def judge_cell(results_dir: Path | str, chosen: ChooserSlice) -> str:
     if not chosen.judged:
         return ""
     path = Path(results_dir) / chosen.study / GRB_SCORES
-    judges = {x.get("judge_model") for x in read_jsonl(path)} - {None} if path.is_file() else set()
+    lines = read_jsonl(path) if path.is_file() else []
+    judges = {x["judge_model"] for x in lines if x.get("judge_model")}
     judge = judges.pop() if len(judges) == 1 else None
     return calibration_cell(chosen.metric, load_calibrations(judge=judge), judge)
 
@@ -140,7 +141,7 @@ def composition_report(
     tables = [t for t in tables if not t.empty]
     if not tables:
         return pd.DataFrame(columns=list(COLUMNS))
-    return with_holm(pd.concat(tables, ignore_index=True).drop(columns="p (Holm)"))
+    return with_holm(pd.concat(tables, ignore_index=True))  # Holm again, over every slice
 
 
 def view(table: pd.DataFrame) -> pd.DataFrame:
