@@ -243,6 +243,12 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
         "evidence_recall context_relevancy; default: all; rouge_score alone calls no model); "
         "a later run adds the rest to the same lines",
     )
+    grb.add_argument(
+        "--by-question",
+        action="store_true",
+        help="score every method's answer to one question before the next question's, so a "
+        "run stopped early leaves the methods compared on the same questions",
+    )
     grb.set_defaults(handler="studies:cmd_grb_score")
 
     methods = sub.add_parser(

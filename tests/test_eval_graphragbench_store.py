@@ -525,3 +525,24 @@ def test_rouge_is_added_to_old_lines_without_a_judge(grb_settings):
     )
     rouge = table[table["metric"] == "rouge_score"].set_index("type")
     assert rouge.loc[OVERALL, "mean"] == pytest.approx((6 / 7 + 0 + 0.8) / 3)
+
+
+def test_by_question_scores_the_slice_question_by_question(grb_settings, monkeypatch):
+    from ace_lab.cli import main
+
+    _write_study(grb_settings, {"naive": NAIVE})
+    calls: list[dict] = []
+    stub = pd.DataFrame()
+    stub.attrs.update(errors=0)
+
+    def fake(*args, **kwargs):
+        calls.append(kwargs)
+        return stub
+
+    monkeypatch.setattr("ace_lab.eval.graphragbench.run.score_study", fake)
+    monkeypatch.setenv("ACE_LAB_RESULTS_DIR", str(grb_settings.results_dir))
+    main(["grb-score", "--study", STUDY, "--metrics", "evidence_recall"])
+    main(["grb-score", "--study", STUDY, "--metrics", "evidence_recall", "--by-question"])
+    assert calls[0]["ids"] is None
+    ids = calls[1]["ids"]
+    assert sorted(ids) == sorted(NAIVE)  # every question once

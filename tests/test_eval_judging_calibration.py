@@ -278,3 +278,21 @@ def test_the_semantic_table_shows_the_judges_calibration_beside_its_numbers():
     other = summarize("semantic_equivalence", "other", [(True, True), (False, False)])
     table = semantic_report(df, verdicts, ["naive"], {"semantic_equivalence": other})
     assert table["judge_calibration"].tolist() == [NOT_CALIBRATED]  # another judge's record
+
+
+def test_calibrations_follow_the_configured_results_folder(tmp_path):
+    """A results folder other than the checkout's is tabled with its own judges."""
+    from dataclasses import replace
+
+    from ace_lab.config import load_settings
+    from ace_lab.eval.judging.calibration import judging_dir
+
+    settings = replace(load_settings(), results_dir=tmp_path)
+    assert judging_dir(settings) == tmp_path / "judging"
+    assert load_calibrations(settings=settings) == {}
+    folder = judging_dir(settings)
+    folder.mkdir()
+    record = {"metric": "coverage", "judge": "a", "n_pos": 16, "n_neg": 16}
+    record |= {"accuracy": 0.9, "tpr": 0.9, "tnr": 0.9}
+    (folder / "calibration.json").write_text(json.dumps({"calibrations": [record]}))
+    assert load_calibrations(settings=settings)["coverage"].informative

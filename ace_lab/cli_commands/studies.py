@@ -87,7 +87,8 @@ def cmd_semantic(args: argparse.Namespace) -> int:
     df = load_results(args.study, settings)
     methods = args.methods or list(dict.fromkeys(df["method"]))
     print(f"# {args.study}: {len(new)} answers judged now\n")
-    print(to_markdown(semantic_report(df, load_semantic(args.study, settings), methods)))
+    verdicts = load_semantic(args.study, settings)
+    print(to_markdown(semantic_report(df, verdicts, methods, settings=settings)))
     if errors := new.attrs.get("errors", 0):
         print(f"{errors} judge call(s) failed; rerun the same command to retry them")
     return 1 if errors else 0
@@ -101,14 +102,17 @@ def cmd_grb_score(args: argparse.Namespace) -> int:
     from ace_lab.eval.studies.study import load_results
 
     settings = settings_for(args.model)
+    df = load_results(args.study, settings)
     if check_metrics(args.metrics) == ("rouge_score",):  # no judge: added to the stored lines
         new = add_rouge(args.study, settings)
     else:
-        new = score_study(args.study, args.methods, settings=settings, metrics=args.metrics)
-    df = load_results(args.study, settings)
+        ids = list(dict.fromkeys(df["id"])) if args.by_question else None
+        new = score_study(
+            args.study, args.methods, settings=settings, metrics=args.metrics, ids=ids
+        )
     methods = args.methods or list(dict.fromkeys(df["method"]))
     judge = {k: new.attrs.get(k) for k in ("judge_identity", "embed_model")}
-    table = grb_table(df, load_scores(args.study, settings), methods, **judge)
+    table = grb_table(df, load_scores(args.study, settings), methods, **judge, settings=settings)
     print(f"# {args.study}: {len(new)} answers scored now (GraphRAG-Bench metrics)")
     if table.empty:
         print("no scores of these methods' current answers")

@@ -22,7 +22,11 @@ import pandas as pd
 
 from ace_lab.config import load_settings
 from ace_lab.eval.graphragbench.cells import calibration_cell
-from ace_lab.eval.judging.calibration import load_calibrations
+from ace_lab.eval.judging.calibration import (
+    CALIBRATION_NAME,
+    JUDGING_FOLDER,
+    load_calibrations,
+)
 from ace_lab.eval.reporting.export import export_table
 from ace_lab.eval.reporting.outcomes import GRB_SCORES, SLICES, ChooserSlice, slice_outcomes
 from ace_lab.eval.statistics import holm, paired_bootstrap
@@ -120,7 +124,8 @@ def judge_cell(results_dir: Path | str, chosen: ChooserSlice) -> str:
     lines = read_jsonl(path) if path.is_file() else []
     judges = {x["judge_model"] for x in lines if x.get("judge_model")}
     judge = judges.pop() if len(judges) == 1 else None
-    return calibration_cell(chosen.metric, load_calibrations(judge=judge), judge)
+    calibrations = Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME
+    return calibration_cell(chosen.metric, load_calibrations(calibrations, judge), judge)
 
 
 def composition_report(

@@ -120,6 +120,7 @@ def grb_table(
     judge_identity: str | None = None,
     embed_model: str | None = None,
     calibrations: Mapping[str, Calibration] | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Per method of ``methods`` with scores: one row per metric × question type and an
     overall row per metric (:data:`OVERALL`) weighted by query count (``Σ n_t · mean_t / Σ
@@ -138,7 +139,7 @@ def grb_table(
     if df.empty or scores.empty:
         return pd.DataFrame(columns=TABLE_COLUMNS)
     rows, joined = current_scores(df, scores, methods, judge_identity, embed_model)
-    calibrations = load_calibrations() if calibrations is None else calibrations
+    calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     out: list[pd.DataFrame] = []
     for method in methods:
         mine = joined[joined["method"] == method]
@@ -226,7 +227,7 @@ def show_study(
     Without scores it prints the command that makes them and returns an empty table."""
     present = info.present(methods)
     scores = load_scores(info.study, report.settings)
-    table = grb_table(info.df, scores, present)
+    table = grb_table(info.df, scores, present, settings=report.settings)
     if table.empty:
         print(
             f"{info.label}: no GraphRAG-Bench scores yet; make them with "
@@ -263,7 +264,8 @@ def pooled_table(
             joined[info.label] = current_scores(info.df, scores, present, None, None)[1]
     pooled = grb_pooled(joined, baseline, methods)
     if not pooled.empty:
-        pooled["judge_calibration"] = calibration_cell("answer_correctness", load_calibrations())
+        calibrations = load_calibrations(settings=settings)
+        pooled["judge_calibration"] = calibration_cell("answer_correctness", calibrations)
     return pooled
 
 
@@ -280,11 +282,6 @@ def show_pooled(
     if pooled.empty:
         print(f"no method shares a scored GraphRAG-Bench slice with {baseline}: nothing to pool")
         return pooled
-    report.show(pooled[[*POOLED_VIEW, "judge_calibration"]], f"ACC against {baseline}, pooled")
-    print(pooled_summary(pooled))
-    report.export(pooled, name)
-    return pooled
-    pooled["judge_calibration"] = calibration_cell("answer_correctness", load_calibrations())
     report.show(pooled[[*POOLED_VIEW, "judge_calibration"]], f"ACC against {baseline}, pooled")
     print(pooled_summary(pooled))
     report.export(pooled, name)

@@ -18,8 +18,9 @@ probability < 0.4 % (24 of 32 right, binomial), so passing it is not luck; a jud
 misclassifies at least one case in four, which is the size of the differences the tables
 compare. A judge that never gave a verdict (every item a fallback) is uninformative too.
 
-Records live in :data:`CALIBRATION_FILE` (``results/judging/calibration.json``, one entry per
-(metric, judge), written from the per-item verdicts in ``results/judging/verdicts.jsonl``);
+Records live in :func:`judging_dir` (``<results_dir>/judging/calibration.json``, one entry per
+(metric, judge), written from the per-item verdicts in ``<results_dir>/judging/verdicts.jsonl``),
+so a study kept in another results folder is read with that folder's judges;
 :func:`load_calibrations` reads them keyed by metric, :func:`mark` gives the text a table puts
 beside a judged number.
 """
@@ -30,6 +31,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from ace_lab.config import Settings, load_settings
 
 #: The judged metrics, named as every table and record names them.
 METRICS: tuple[str, ...] = (
@@ -48,9 +51,15 @@ UNINFORMATIVE = "judge uninformative"
 #: The mark beside a judged number whose judge has no calibration for that metric: an
 #: uncalibrated judge is not evidence either, but the reader should know it was never measured.
 NOT_CALIBRATED = "judge not calibrated"
-#: Where calibration records live, relative to the repository root.
-JUDGING_DIR = Path(__file__).resolve().parents[3] / "results" / "judging"
-CALIBRATION_FILE = JUDGING_DIR / "calibration.json"
+#: The folder of a results folder that holds its judges' calibrations, and their file.
+JUDGING_FOLDER = "judging"
+CALIBRATION_NAME = "calibration.json"
+
+
+def judging_dir(settings: Settings | None = None) -> Path:
+    """``<results_dir>/judging``: where the configured results folder keeps its judges'
+    calibration records."""
+    return (settings or load_settings()).results_dir / JUDGING_FOLDER
 
 
 @dataclass(frozen=True)
@@ -103,15 +112,17 @@ def _from_record(record: dict[str, Any]) -> Calibration:
     )
 
 
-def load_calibrations(path: Path | None = None, judge: str | None = None) -> dict[str, Calibration]:
-    """The calibrations in ``path`` (default :data:`CALIBRATION_FILE`) keyed by metric.
+def load_calibrations(
+    path: Path | None = None, judge: str | None = None, settings: Settings | None = None
+) -> dict[str, Calibration]:
+    """The calibrations in ``path`` (default: :func:`judging_dir` of ``settings``) by metric.
 
     With ``judge`` (a model name such as ``qwen1.5b``, as records' ``judge_model`` name it)
     only that judge's calibrations; without, the last entry per metric in the file (the file
     is sorted by judge, so a file with one judge gives that judge's). A missing file gives {}.
     ``informative`` is recomputed from the accuracy, so the threshold here is the one used.
     """
-    path = CALIBRATION_FILE if path is None else path
+    path = judging_dir(settings) / CALIBRATION_NAME if path is None else path
     if not path.exists():
         return {}
     records = json.loads(path.read_text(encoding="utf-8")).get("calibrations", [])

@@ -9,12 +9,12 @@ preference: :func:`ace_lab.eval.judging.judge.judge_pair`, both orders, the "ove
 A verdict that cannot be read (fallback, NaN, a statement the judge did not label, a tie) is
 stored as ``said: null`` and counts as wrong (:func:`ace_lab.eval.judging.calibration.summarize`).
 
-One JSON line per probe goes to ``results/judging/verdicts.jsonl`` the moment it is judged
-(metric, probe, judge, its identity, the probe's inputs and their hash, each item's expected and
-said verdict, the metric's own per-statement detail), so a run resumes where it stopped (a probe
-whose inputs changed is judged again and replaces its older line) and any number can be
-audited; calls go through the LLM response cache. ``results/judging/calibration.json`` is then
-rewritten from the stored lines: one entry per (metric, judge). Run::
+One JSON line per probe goes to ``<results_dir>/judging/verdicts.jsonl`` the moment it is
+judged (metric, probe, judge, its identity, the probe's inputs and their hash, each item's
+expected and said verdict, the metric's own per-statement detail), so a run resumes where it
+stopped (a probe whose inputs changed is judged again and replaces its older line) and any number
+can be audited; calls go through the LLM response cache. ``<results_dir>/judging/calibration.json``
+is then rewritten from the stored lines: one entry per (metric, judge). Run::
 
     python -m ace_lab.eval.judging.calibration_run --model qwen1.5b --estimate
     python -m ace_lab.eval.judging.calibration_run --model qwen1.5b --metrics evidence_recall
@@ -33,10 +33,11 @@ from typing import Any
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.eval.judging.calibration import (
+    CALIBRATION_NAME,
     CALIBRATION_THRESHOLD,
-    JUDGING_DIR,
     METRICS,
     Calibration,
+    judging_dir,
     load_calibrations,
     summarize,
     to_record,
@@ -49,7 +50,6 @@ from ace_lab.llm import LLM, LLMError, get_llm
 log = logging.getLogger(__name__)
 
 VERDICTS_FILE = "verdicts.jsonl"
-CALIBRATION_NAME = "calibration.json"
 #: Positives (and as many negatives) per metric by default: 16 + 16.
 DEFAULT_N = 16
 #: Prompt and output speed the estimate assumes (a 1.5B model on 2 shared CPU cores).
@@ -71,7 +71,7 @@ def inputs_sha(probe: Probe) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def load_lines(folder: Path = JUDGING_DIR) -> list[dict[str, Any]]:
+def load_lines(folder: Path) -> list[dict[str, Any]]:
     """Every stored probe verdict (oldest first); none when the file is absent."""
     path = folder / VERDICTS_FILE
     return read_jsonl(path) if path.exists() else []
@@ -111,7 +111,7 @@ def newest(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [line for index, line in enumerate(lines) if index in wanted]
 
 
-def write_calibrations(folder: Path = JUDGING_DIR) -> list[dict[str, Any]]:
+def write_calibrations(folder: Path) -> list[dict[str, Any]]:
     """Drop superseded lines from ``folder``'s verdicts and rewrite ``calibration.json`` from
     them (one process calibrates at a time); the records."""
     lines = newest(load_lines(folder))
@@ -124,9 +124,7 @@ def write_calibrations(folder: Path = JUDGING_DIR) -> list[dict[str, Any]]:
     return records
 
 
-def calibrate(
-    llm: LLM, probes: Sequence[Probe], folder: Path = JUDGING_DIR
-) -> dict[str, Calibration]:
+def calibrate(llm: LLM, probes: Sequence[Probe], folder: Path) -> dict[str, Calibration]:
     """Judge the ``probes`` this judge has not judged yet, store each line, rewrite the
     records; returns this judge's calibrations by metric (``attrs`` not kept: failed calls
     are logged, not stored, and retried by the next run)."""
@@ -211,7 +209,7 @@ def run(
     settings: Settings | None = None,
     *,
     only_estimate: bool = False,
-    folder: Path = JUDGING_DIR,
+    folder: Path | None = None,
 ) -> int:
     """Calibrate the configured judge on ``metrics`` (or only print the estimate) and print
     each metric's :meth:`Calibration.label`; the exit status (0)."""
@@ -219,7 +217,8 @@ def run(
     if only_estimate:
         print_estimate(probes)
         return 0
-    found = calibrate(get_llm(settings), probes, folder)
+    settings = settings or load_settings()
+    found = calibrate(get_llm(settings), probes, folder or judging_dir(settings))
     for metric in metrics:
         if metric in found:
             print(f"{metric:22s} {found[metric].label()}")
@@ -234,7 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=DEFAULT_N, help="positives (= negatives)")
     parser.add_argument("--model", help="local model tier judging (default: the configured one)")
     parser.add_argument("--estimate", action="store_true", help="print the cost; call nothing")
-    parser.add_argument("--folder", type=Path, default=JUDGING_DIR, help="where records go")
+    parser.add_argument(
+        "--folder", type=Path, help="where records go (default: <results_dir>/judging)"
+    )
     args = parser.parse_args(argv)
     settings = load_settings(tier=args.model) if args.model else load_settings()
     return run(args.metrics, args.n, settings, only_estimate=args.estimate, folder=args.folder)

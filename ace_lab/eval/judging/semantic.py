@@ -125,6 +125,7 @@ def semantic_report(
     verdicts: pd.DataFrame,
     methods: Sequence[str],
     calibrations: Mapping[str, Calibration] | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Per method of ``methods`` with verdicts: n, EM, semantic accuracy, their agreement and
     the judge; ``judged`` / ``answers`` say how many of the method's current answers have a
@@ -148,7 +149,7 @@ def semantic_report(
     table = semantic_table(joined.sort_values("method", key=lambda s: s.map(rank), kind="stable"))
     answers = rows.groupby("method")["id"].nunique()
     table.insert(1, "answers", [int(answers[m]) for m in table["method"]])
-    calibrations = load_calibrations() if calibrations is None else calibrations
+    calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     table["judge_calibration"] = [
         cell(EQUIVALENCE, calibrations, judge) for judge in table["judge_model"]
     ]

@@ -307,7 +307,7 @@ def preference_table(
     marked "judge uninformative" below the threshold (``calibrations``: the committed ones by
     default; :mod:`ace_lab.eval.judging.calibration`).
     """
-    calibrations = load_calibrations() if calibrations is None else calibrations
+    calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     rows: list[dict[str, Any]] = []
     for pair in pairs:
         a, b = (str(m) for m in pair)
