@@ -175,3 +175,18 @@ def test_the_pooled_table_writes_a_dash_where_one_pair_defines_nothing(tmp_path)
     text = docs_numbers.pooled_table_figure(tmp_path, ())
     assert "nan" not in text and text.count("—") == 4
     assert "HotpotQA (1)" in text
+
+
+def test_the_calibration_table_marks_a_judge_that_says_yes_to_everything(tmp_path):
+    folder = tmp_path / "judging"
+    folder.mkdir()
+    yes = {"metric": "evidence_recall", "judge": "j", "n_pos": 16, "n_neg": 16}
+    yes |= {"accuracy": 0.5, "tpr": 1.0, "tnr": 0.0, "informative": True}  # recomputed: no
+    good = {"metric": "semantic_equivalence", "judge": "j", "n_pos": 16, "n_neg": 16}
+    good |= {"accuracy": 0.9, "tpr": 0.9, "tnr": 0.9}
+    (folder / "calibration.json").write_text(json.dumps({"calibrations": [yes, good]}))
+    lines = FIGURES["calibration"](tmp_path, ()).splitlines()
+    assert lines[2].endswith("| 0.500 | 1.000 | 0.000 | judge uninformative |")
+    assert lines[3].endswith("| 0.900 | 0.900 | 0.900 | informative |")
+    with pytest.raises(docs_numbers.DocsError, match="ace-lab calibrate"):
+        FIGURES["calibration"](tmp_path / "elsewhere", ())

@@ -30,15 +30,17 @@ DOCUMENTS = (
 
 
 def figures() -> dict[str, Figure]:
-    """Every figure kind: the generic ones and those of each method report that has a ``docs``
-    module (``<report>.docs.FIGURES``; the registry names the reports)."""
+    """Every figure kind: the generic ones, GraphRAG-Bench's tables and those of each method
+    report that has a ``docs`` module (``<report>.docs.FIGURES``; the registry names the
+    reports)."""
     from importlib import import_module
     from importlib.util import find_spec
 
+    from ace_lab.eval.reporting import docs_grb
     from ace_lab.eval.reporting.docs_numbers import FIGURES
     from ace_lab.registry import METHODS, spec
 
-    known = dict(FIGURES)
+    known = FIGURES | docs_grb.FIGURES
     reports = dict.fromkeys(spec(name).report for name in METHODS)
     for report in filter(None, reports):
         if find_spec(f"{report}.docs") is not None:

@@ -97,7 +97,7 @@ def summarize(metric: str, judge: str, verdicts: list[tuple[bool, bool | None]])
     return Calibration(metric, judge, len(pos), len(neg), accuracy, tpr, tnr, informative)
 
 
-def _from_record(record: dict[str, Any]) -> Calibration:
+def from_record(record: dict[str, Any]) -> Calibration:
     return Calibration(
         metric=str(record["metric"]),
         judge=str(record["judge"]),
@@ -129,7 +129,7 @@ def load_calibrations(
     out: dict[str, Calibration] = {}
     for record in records:
         if judge is None or record.get("judge") == judge:
-            out[str(record["metric"])] = _from_record(record)
+            out[str(record["metric"])] = from_record(record)
     return out
 
 

@@ -18,6 +18,7 @@ and the table beside it cannot disagree.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -27,6 +28,12 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.config import load_settings
+from ace_lab.eval.judging.calibration import (
+    CALIBRATION_NAME,
+    JUDGING_FOLDER,
+    UNINFORMATIVE,
+    from_record,
+)
 from ace_lab.eval.metrics.context_stats import CONTEXT_VIEW
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.pooled import power_summary
@@ -321,33 +328,27 @@ def revisions_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return to_markdown(pd.DataFrame(rows))
 
 
-def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
-    """``grb_table STUDY``: a GraphRAG-Bench study's overall Answer Correctness per method with
-    its interval, the paired difference against the baseline of ``graphragbench_paired`` and the
-    mean context size, from the two tables ``ace-lab report --export`` wrote for it."""
-    (study,) = args
-    directory = Path(results_dir) / STUDIES.get(study, study)
-    scores = pd.read_csv(directory / "graphragbench.csv")
-    # the overall row is labelled "Overall (query-weighted, not an official figure)"
-    is_overall = scores["type"].str.startswith("Overall")
-    overall = scores[(scores["metric"] == "answer_correctness") & is_overall]
-    paired = pd.read_csv(directory / "graphragbench_paired.csv").set_index("method")
-    baseline = str(paired["baseline"].iloc[0])
-    tokens = paired["context_tokens"].to_dict() | {
-        baseline: paired["context_tokens_baseline"].iloc[0]
-    }
-    rows = [
-        {
-            "method": f"`{row['method']}`",
-            "ACC [95% CI]": row["mean [95% CI]"],
-            f"paired against `{baseline}` [95% CI]": (
-                paired.loc[row["method"], "diff [95% CI]"] if row["method"] in paired.index else "—"
-            ),
-            "context tokens": f"{tokens[row['method']]:,.0f}",
-        }
-        for _, row in overall.iterrows()
-    ]
-    rows.sort(key=lambda r: r["method"] != f"`{baseline}`")
+def calibration_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``calibration``: every committed judge calibration (``judging/calibration.json``), one
+    row per (metric, judge): positives + negatives, balanced accuracy, TPR, TNR and the verdict
+    against the threshold."""
+    path = Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME
+    if not path.is_file():
+        raise DocsError(f"no calibrations in {path}: run `ace-lab calibrate` first")
+    records = json.loads(path.read_text(encoding="utf-8"))["calibrations"]
+    rows = []
+    for calibration in map(from_record, records):
+        rows.append(
+            {
+                "metric": f"`{calibration.metric}`",
+                "judge": calibration.judge,
+                "positives + negatives": f"{calibration.n_pos} + {calibration.n_neg}",
+                "balanced accuracy": f"{calibration.accuracy:.3f}",
+                "TPR": f"{calibration.tpr:.3f}",
+                "TNR": f"{calibration.tnr:.3f}",
+                "verdict": "informative" if calibration.informative else UNINFORMATIVE,
+            }
+        )
     return to_markdown(pd.DataFrame(rows))
 
 
@@ -365,10 +366,10 @@ def table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 #: The generic figures; a method's report adds its own (the docs updater joins them).
 FIGURES: dict[str, Figure] = {
     "table": table_figure,
+    "calibration": calibration_figure,
     "main_table": main_table_figure,
     "pooled_table": pooled_table_figure,
     "revisions_table": revisions_table_figure,
-    "grb_table": grb_table_figure,
     "ci": ci_figure,
     "mean": mean_figure,
     "hits": hits_figure,

@@ -1,0 +1,40 @@
+"""ace_lab.eval.reporting.docs_grb: the documentation's GraphRAG-Bench tables."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ace_lab.eval.reporting.docs_grb import FIGURES
+
+OVERALL = "Overall (query-weighted, not an official figure)"
+
+
+def _row(method, metric, kind, n, mean, calibration):
+    return {
+        "method": method,
+        "metric": metric,
+        "type": kind,
+        "n": n,
+        "mean": mean,
+        "judge_calibration": calibration,
+    }
+
+
+def test_every_metric_is_a_column_and_the_judges_calibration_its_last_row(tmp_path):
+    acc = "0.62 (n=32) judge uninformative"
+    rows = [
+        _row("naive", "answer_correctness", "Fact Retrieval", 2, 0.5, acc),
+        _row("naive", "answer_correctness", OVERALL, 2, 0.5, acc),
+        _row("naive", "rouge_score", OVERALL, 2, 0.25, None),
+        _row("naive", "evidence_recall", OVERALL, 0, float("nan"), "judge not calibrated"),
+        _row("hirag", "answer_correctness", OVERALL, 1, 0.75, acc),
+    ]
+    study = tmp_path / "toy-n2-s0"
+    study.mkdir()
+    pd.DataFrame(rows).to_csv(study / "graphragbench.csv", index=False)
+    text = FIGURES["grb_metrics"](tmp_path, ("toy-n2-s0",))
+    lines = text.splitlines()
+    assert lines[0] == "| method | ACC | ROUGE-L | Evidence Recall |"
+    assert lines[2] == "| `naive` | 0.500 (2) | 0.250 (2) | — |"  # nothing scored: a dash
+    assert lines[3] == "| `hirag` | 0.750 (1) | — | — |"
+    assert lines[4] == f"| judge calibration | {acc} | no judge | judge not calibrated |"
