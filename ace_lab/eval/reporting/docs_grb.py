@@ -8,18 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ace_lab.eval.graphragbench.views import METRIC_NAMES
 from ace_lab.eval.reporting.docs_numbers import STUDIES, Figure
 from ace_lab.eval.reporting.export import to_markdown
-
-#: The benchmark's metrics as :func:`grb_metrics_figure` heads them, in table order.
-METRIC_LABELS = {
-    "answer_correctness": "ACC",
-    "rouge_score": "ROUGE-L",
-    "coverage_score": "Coverage",
-    "faithfulness": "Faithfulness",
-    "context_relevancy": "Context Relevancy",
-    "evidence_recall": "Evidence Recall",
-}
 
 
 def _scores(results_dir: Path, study: str) -> pd.DataFrame:
@@ -65,19 +56,19 @@ def grb_metrics_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     scores = _scores(results_dir, study)
     overall = scores[scores["type"].str.startswith("Overall")]
     methods = list(dict.fromkeys(scores["method"]))
-    metrics = [m for m in METRIC_LABELS if m in set(scores["metric"])]
+    metrics = [m for m in METRIC_NAMES if m in set(scores["metric"])]
     rows = []
     for method in methods:
         row = {"method": f"`{method}`"}
         for metric in metrics:
             found = overall[(overall["method"] == method) & (overall["metric"] == metric)]
             n = int(found["n"].iloc[0]) if len(found) else 0
-            row[METRIC_LABELS[metric]] = f"{found['mean'].iloc[0]:.3f} ({n})" if n else "—"
+            row[METRIC_NAMES[metric]] = f"{found['mean'].iloc[0]:.3f} ({n})" if n else "—"
         rows.append(row)
     judge = {"method": "judge calibration"}
     for metric in metrics:
         cells = scores.loc[scores["metric"] == metric, "judge_calibration"].dropna()
-        judge[METRIC_LABELS[metric]] = str(cells.iloc[0]) if len(cells) else "no judge"
+        judge[METRIC_NAMES[metric]] = str(cells.iloc[0]) if len(cells) else "no judge"
     return to_markdown(pd.DataFrame([*rows, judge]))
 
 
