@@ -246,8 +246,16 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     grb.add_argument(
         "--by-question",
         action="store_true",
-        help="score every method's answer to one question before the next question's, so a "
-        "run stopped early leaves the methods compared on the same questions",
+        help="score every method's answer to one question before the next question's, taking "
+        "the question types in turn, so a run stopped early leaves the methods compared on the "
+        "same questions of every type it reached",
+    )
+    grb.add_argument(
+        "--per-type",
+        type=_count,
+        metavar="K",
+        help="score only the first K questions of each type, question by question (a "
+        "stratified subset; a later run with a larger K or without it adds the rest)",
     )
     grb.set_defaults(handler="studies:cmd_grb_score")
 

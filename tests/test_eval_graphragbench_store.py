@@ -543,6 +543,10 @@ def test_by_question_scores_the_slice_question_by_question(grb_settings, monkeyp
     monkeypatch.setenv("ACE_LAB_RESULTS_DIR", str(grb_settings.results_dir))
     main(["grb-score", "--study", STUDY, "--metrics", "evidence_recall"])
     main(["grb-score", "--study", STUDY, "--metrics", "evidence_recall", "--by-question"])
+    main(["grb-score", "--study", STUDY, "--metrics", "evidence_recall", "--per-type", "1"])
     assert calls[0]["ids"] is None
+    types = {q[0]: q[1] for q in QUESTIONS}
     ids = calls[1]["ids"]
-    assert sorted(ids) == sorted(NAIVE)  # every question once
+    assert sorted(ids) == sorted(NAIVE)  # every question once, the types taken in turn:
+    assert len({types[qid] for qid in ids[:4]}) == 4 and types[ids[4]] == "Fact Retrieval"
+    assert calls[2]["ids"] == ids[:4]  # --per-type 1: the first question of each type

@@ -96,7 +96,12 @@ def cmd_semantic(args: argparse.Namespace) -> int:
 
 def cmd_grb_score(args: argparse.Namespace) -> int:
     from ace_lab.eval.graphragbench import IMPLEMENTED
-    from ace_lab.eval.graphragbench.run import add_rouge, check_metrics, score_study
+    from ace_lab.eval.graphragbench.run import (
+        add_rouge,
+        check_metrics,
+        question_order,
+        score_study,
+    )
     from ace_lab.eval.graphragbench.store import grb_table, grb_wide, load_scores
     from ace_lab.eval.reporting.export import to_markdown
     from ace_lab.eval.studies.study import load_results
@@ -106,7 +111,8 @@ def cmd_grb_score(args: argparse.Namespace) -> int:
     if check_metrics(args.metrics) == ("rouge_score",):  # no judge: added to the stored lines
         new = add_rouge(args.study, settings)
     else:
-        ids = list(dict.fromkeys(df["id"])) if args.by_question else None
+        by_question = args.by_question or args.per_type is not None
+        ids = question_order(df, args.per_type) if by_question else None
         new = score_study(
             args.study, args.methods, settings=settings, metrics=args.metrics, ids=ids
         )

@@ -98,6 +98,20 @@ def _held(line: dict[str, Any]) -> list[str]:
     return metrics_for(line.get("type"))
 
 
+def question_order(df: pd.DataFrame, per_type: int | None = None) -> list[str]:
+    """The study's question ids taken one type at a time in turn (the first question of each
+    type in slice order, then the second of each, ...), at most ``per_type`` of each type:
+    a question-by-question run stopped early has covered every type it reached."""
+    ordered = df.sort_values("position", kind="stable") if "position" in df else df
+    queues: dict[str, list[str]] = {}
+    for qid, qtype in dict(zip(ordered["id"], ordered["type"].fillna(""), strict=True)).items():
+        queues.setdefault(qtype, []).append(qid)
+    depth = max(map(len, queues.values()), default=0)
+    if per_type is not None:
+        depth = min(depth, per_type)
+    return [ids[i] for i in range(depth) for ids in queues.values() if i < len(ids)]
+
+
 def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
     """``metrics`` validated against :data:`IMPLEMENTED` (None: all of them)."""
     if metrics is None:
