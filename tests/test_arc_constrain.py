@@ -48,16 +48,18 @@ def remote(settings):
     return replace(settings, llm=replace(settings.llm, base_url="http://127.0.0.1:9/v1", model="m"))
 
 
-def run(settings, graph, grammar: bool, **replies):
+def run(settings, graph, grammar: bool, patterns: bool = False, **replies):
     client = ScriptedClient(arc_reply(**replies))
     llm = LLM(settings, client=client)
     trace = Trace()
     with trace.activate(), trace.step("cypher"):
-        result = one_subplan(llm, graph, retries=2, grammar=grammar)
+        result = one_subplan(llm, graph, retries=2, grammar=grammar, patterns=patterns)
     return result, client.requests
 
 
-def one_subplan(llm: LLM, graph: Any, *, retries: int, grammar: bool) -> Any:
+def one_subplan(
+    llm: LLM, graph: Any, *, retries: int, grammar: bool, patterns: bool = False
+) -> Any:
     """SUBPLAN's Generator attempts at the anchor PERSON on ``graph``."""
     schema, _ = schema_for(graph)
     iface = QueryInterface(anchors=(PERSON,))
@@ -73,6 +75,7 @@ def one_subplan(llm: LLM, graph: Any, *, retries: int, grammar: bool) -> Any:
             (CHUNK,),
             Budget(retries=retries),
             grammar=grammar,
+            patterns=patterns,
         )
 
 
@@ -93,6 +96,22 @@ def test_a_local_endpoint_writes_under_the_grammar_and_a_reply_outside_it_never_
         assert "[ent:carsten erik olsen] (Person)" in request["messages"][1]["content"]
     payload = from_record(to_record(second.recorded()))
     assert isinstance(payload, CypherAttempt) and payload.constraint == "gbnf"
+
+
+def test_with_patterns_a_first_hop_the_anchors_lack_never_runs(settings, graph):
+    schema, _ = schema_for(graph)
+    held = set(schema.hops)
+    assert ("Person", "ACTED_IN", "Movie") in held  # the graph holds it, the anchor does not
+    acted = "MATCH (a:Person)-[r:ACTED_IN]->(b:Movie) WHERE a.id IN $anchors RETURN b"
+    assert outside(acted, schema, ("Person",), anchored=True) is None  # the plain grammar's
+    result, requests = run(
+        settings, graph, True, patterns=True, compile={"cypher": acted}, refine={"cypher": BORN}
+    )
+    first, second = result.attempts
+    assert first.record.error == OUTSIDE and first.record.ms == 0 and not first.acceptable
+    assert second.acceptable and second.record.rows[0]["b"]["name"] == "Copenhagen"
+    assert [a.constraint for a in result.attempts] == ["gbnf+patterns"] * 2
+    assert all("at-r-" in r["extra_body"]["grammar"] for r in requests)  # the anchors' own hops
 
 
 def test_a_remote_endpoint_writes_a_json_plan_and_an_unknown_label_fails_validation(

@@ -160,6 +160,53 @@ def test_random_sentences_of_the_grammar_run_on_the_store(graph, schema):
     assert ran >= 40  # most random sentences run without any error
 
 
+def test_with_patterns_only_the_hops_the_graph_holds_are_in_the_language(schema):
+    held = set(schema.hops)
+    assert held >= {s[:3] for s in schema.signatures} and len(held) > len(schema.signatures)
+    labels = [name for name, _ in schema.labels]
+    lacked = next(
+        (t, b)
+        for t, _ in schema.rel_types
+        for b in labels
+        if ("Person", t, b) not in held and (b, t, "Person") not in held
+    )
+    plain = Recognizer(query_grammar(schema, ["Person"]))
+    patterns = Recognizer(query_grammar(schema, ["Person"], patterns=True))
+    missing = f"MATCH (a:Person)-[r:{lacked[0]}]->(b:{lacked[1]}) WHERE a.id IN $anchors RETURN b"
+    assert plain.accepts(missing) and not patterns.accepts(missing)
+    kept = [q for q in GOOD if "|" not in q]  # a type alternation is not offered with patterns
+    assert kept and all(patterns.accepts(q) for q in kept)
+    assert not patterns.accepts(  # the second hop is checked from the first hop's far label
+        "MATCH (a:Person)-[r:BORN_IN]->(b:Location)-[r2:ACTED_IN]->(c) "
+        "WHERE a.id IN $anchors RETURN c"
+    )
+
+
+def test_random_sentences_of_the_patterns_grammar_take_held_hops(graph, schema):
+    """Every typed hop between labelled nodes in a sentence drawn from the grammar with the
+    anchors' own first hops is a signature the graph (or, first, the anchor) holds."""
+    anchor_hops = (("Person", "BORN_IN", "Location"), ("Person", "MENTIONED_IN", "Chunk"))
+    grammar = query_grammar(schema, ["Person"], patterns=True, anchor_patterns=anchor_hops)
+    rules = parse_rules(grammar)
+    held = set(schema.hops)
+    # a typed hop between labelled nodes; the far node is a lookahead, the next hop's near node
+    hop = re.compile(r"\((\w):`?(\w+)`?\)(<?)-\[r\d?:`?(\w+)`?\]-(>?)(?=\((\w):`?(\w+)`?\))")
+    rnd, checked = random.Random(11), 0
+    for _ in range(80):
+        query = _sample(rules, rules["root"], rnd)
+        for m in hop.finditer(query):
+            near, back, rel, ahead, far = m.group(2), m.group(3), m.group(4), m.group(5), m.group(7)
+            ways = []
+            if not back:
+                ways.append((near, rel, far))
+            if not ahead:
+                ways.append((far, rel, near))
+            allowed = set(anchor_hops) if m.group(1) == "a" else held
+            assert any(w in allowed for w in ways), query
+            checked += 1
+    assert checked >= 10
+
+
 def test_the_recognizer_refuses_a_grammar_it_cannot_read():
     with pytest.raises(GrammarError, match="undefined rules"):
         _ = Recognizer('root ::= "a" missing').rules

@@ -87,6 +87,16 @@ def test_strict_is_refused_where_it_changes_nothing_and_grammar_waits_for_its_fi
         assert spec("arcrag:strict+grammar").config(ArcConfig).grammar
 
 
+def test_patterns_narrows_the_grammar_and_is_refused_without_it():
+    with pytest.raises(KeyError, match="write grammar\\+patterns"):
+        spec("arcrag:patterns")
+    config = spec("arcrag-generator:patterns+grammar+r1p1").config(ArcConfig)
+    assert config.grammar and config.patterns
+    assert spec("arcrag-generator:patterns+grammar+r1p1").name == (
+        "arcrag-generator:grammar+patterns+r1p1"  # the canonical order
+    )
+
+
 def test_strict_is_registered_beside_arcrag_on_every_family():
     for family in FAMILIES:
         name = "arcrag:strict" if family == "typed" else f"arcrag:strict@{family}"

@@ -34,20 +34,27 @@ from ace_lab.llm.structured import JsonOutputError, parse_output
 
 T = TypeVar("T", bound=BaseModel)
 
-#: The constraints an attempt can be written under ("": none).
-GBNF, JSON_PLAN = "gbnf", "json-plan"
-CONSTRAINTS = ("", GBNF, JSON_PLAN)
+#: The constraints an attempt can be written under ("": none); :data:`PATTERNS` appended: hops
+#: only along the graph's signatures (ArcRAG's ``patterns`` switch).
+GBNF, JSON_PLAN, PATTERNS = "gbnf", "json-plan", "+patterns"
+CONSTRAINTS = ("", GBNF, JSON_PLAN, GBNF + PATTERNS, JSON_PLAN + PATTERNS)
 #: Attempts of one constrained call (the second at another seed) before the empty default.
 CALL_ATTEMPTS = 2
 #: Why a query outside the grammar is not run (its record's error).
 OUTSIDE = "OutsideGrammar: the query is not in the schema grammar's language"
 
 
-def constraint_for(llm: LLM, grammar: bool) -> str:
-    """The constraint ArcRAG's ``grammar`` switch means on ``llm``'s endpoint."""
+def constraint_for(llm: LLM, grammar: bool, patterns: bool = False) -> str:
+    """The constraint ArcRAG's ``grammar`` (and ``patterns``) switch means on ``llm``'s
+    endpoint."""
     if not grammar:
         return ""
-    return GBNF if getattr(llm, "takes_grammar", False) else JSON_PLAN
+    kind = GBNF if getattr(llm, "takes_grammar", False) else JSON_PLAN
+    return kind + PATTERNS if patterns else kind
+
+
+def _patterns(constraint: str) -> bool:
+    return constraint.endswith(PATTERNS)
 
 
 @lru_cache(maxsize=64)
@@ -62,9 +69,18 @@ def outside(
     *,
     anchored: bool,
     parameters: bool = True,
+    patterns: bool = False,
+    anchor_patterns: Sequence[tuple[str, str, str]] = (),
 ) -> str | None:
     """:data:`OUTSIDE` when ``cypher`` is not in the query language, else None."""
-    grammar = query_grammar(schema, tuple(anchor_labels), anchored=anchored, parameters=parameters)
+    grammar = query_grammar(
+        schema,
+        tuple(anchor_labels),
+        anchored=anchored,
+        parameters=parameters,
+        patterns=patterns,
+        anchor_patterns=tuple(anchor_patterns),
+    )
     language = _recognizer(grammar)
     return None if language.accepts(cypher.strip()) else OUTSIDE
 
@@ -122,14 +138,17 @@ def write_cypher(
     tag: str,
     seed: int,
     anchored: bool = True,
+    anchor_patterns: Sequence[tuple[str, str, str]] = (),
 ) -> tuple[str, str | None]:
     """``(cypher, refusal)`` of one Generator call under ``constraint`` (``reply``: the
     unconstrained reply model, with a ``cypher`` field); ``refusal`` is why the query must not
-    run (outside the grammar), None when it may."""
-    labels = tuple(anchor_labels)
-    if constraint == GBNF:
-        # an unanchored Generator is Direct-Cypher's: its queries run with no parameters bound
-        kw = {"anchored": anchored, "parameters": anchored}
+    run (outside the grammar), None when it may. ``anchor_patterns``: with the patterns
+    constraint, the signatures a first hop from the anchors may take (none given: the graph's)."""
+    labels, patterns = tuple(anchor_labels), _patterns(constraint)
+    # an unanchored Generator is Direct-Cypher's: its queries run with no parameters bound
+    kw: dict[str, Any] = {"anchored": anchored, "parameters": anchored, "patterns": patterns}
+    kw["anchor_patterns"] = tuple(anchor_patterns) if patterns else ()
+    if constraint.startswith(GBNF):
         grammar = cypher_grammar(schema, labels, **kw)
         out = _gbnf_json(llm, messages, reply, grammar, tag=tag, max_tokens=600, seed=seed)
         cypher = out.cypher.strip() if out is not None else ""  # type: ignore[attr-defined]
@@ -145,8 +164,9 @@ def write_cypher(
     )
     if result.fallback or result.value is None:
         return "", None
-    plan = result.value.plan  # type: ignore[attr-defined]
-    return compile_plan(plan, schema, anchored=anchored), None
+    cypher = compile_plan(result.value.plan, schema, anchored=anchored)  # type: ignore[attr-defined]
+    # a plan's hops are checked against the signatures after compiling (its schema has no states)
+    return cypher, (outside(cypher, schema, labels, **kw) if kw["patterns"] else None)
 
 
 def explorer_turn(
@@ -162,18 +182,13 @@ def explorer_turn(
 ) -> tuple[T, bool, dict[str, str]]:
     """``(turn, fell back, refusals)`` of one explorer turn under ``constraint``: the turn's
     queries as Cypher, and for each query outside the grammar, why it must not run."""
-    labels = tuple(anchor_labels)
-    if constraint == GBNF:
-        grammar = explorer_grammar(schema, labels)
+    labels, patterns = tuple(anchor_labels), _patterns(constraint)
+    if constraint.startswith(GBNF):
+        grammar = explorer_grammar(schema, labels, patterns=patterns)
         out = _gbnf_json(llm, messages, turn, grammar, tag=tag, max_tokens=800, seed=seed)
         if out is None:
             return turn(done=True), True, {}
-        refused = {}
-        for cypher in out.queries:  # type: ignore[attr-defined]
-            why = outside(cypher, schema, labels, anchored=False) if cypher.strip() else None
-            if why:
-                refused[cypher.strip()] = why
-        return out, False, refused
+        return out, False, _refused(out.queries, schema, labels, patterns)  # type: ignore[attr-defined]
     model = explorer_reply_model(schema, labels)
     result = llm.json(
         plan_messages(messages, "arc_explore_plan"),
@@ -188,4 +203,16 @@ def explorer_turn(
         return turn(done=True), True, {}
     queries = [compile_plan(p, schema) for p in value.plans]
     fields = value.model_dump(exclude={"plans"})
-    return turn(queries=queries, **fields), False, {}
+    refused = _refused(queries, schema, labels, patterns) if patterns else {}
+    return turn(queries=queries, **fields), False, refused
+
+
+def _refused(
+    queries: Sequence[str], schema: StoreSchema, labels: tuple[str, ...], patterns: bool
+) -> dict[str, str]:
+    """Why each of an explorer's ``queries`` outside the language must not run."""
+    refused = {}
+    for cypher in filter(str.strip, queries):
+        if why := outside(cypher, schema, labels, anchored=False, patterns=patterns):
+            refused[cypher.strip()] = why
+    return refused

@@ -171,11 +171,13 @@ def explore(
     retrieval: Retrieval,
     budget: Budget,
     grammar: bool = False,
+    patterns: bool = False,
 ) -> QueryInterface:
     """``Ŝ_q`` with ``I_q``: the probe's signatures and paths plus what the explorers found
-    (``grammar``: the explorers write under the schema constraint, :mod:`ace_lab.arc.constrain`)."""
+    (``grammar``: the explorers write under the schema constraint, :mod:`ace_lab.arc.constrain`;
+    ``patterns``: hops only along the graph's signatures)."""
     signatures, paths = probe(store, schema, retrieval, budget)
-    constraint = constraint_for(llm, grammar)
+    constraint = constraint_for(llm, grammar, patterns)
     outcomes = llm.map(
         lambda i: _explorer(i, llm, store, schema, question, retrieval, budget, constraint),
         range(budget.explorers),

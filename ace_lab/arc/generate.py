@@ -37,7 +37,7 @@ from ace_lab.arc.execute import QueryRecord, run_cypher
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Subplan
 from ace_lab.arc.rows import graph_items, row_values, rows_text
-from ace_lab.arc.schema import StoreSchema
+from ace_lab.arc.schema import StoreSchema, q
 from ace_lab.arc.seek import MAX_LABELS, starts
 from ace_lab.graph.names import bounded_str
 from ace_lab.graph.store import GraphStore
@@ -60,7 +60,7 @@ class Attempt:
     reason: str
     refined: bool
     templated: bool = False
-    constraint: str = ""  # what the model wrote under: "gbnf", "json-plan" or "" (none)
+    constraint: str = ""  # what the model wrote under: constrain.CONSTRAINTS ("": none)
 
     def recorded(self) -> CypherAttempt:
         """The trace's payload of this attempt."""
@@ -144,29 +144,70 @@ def _anchors_text(interface: QueryInterface, keys: tuple[str, ...], labelled: bo
     return "\n".join(lines) or "(none)"
 
 
+@dataclass(frozen=True)
+class Guide:
+    """What a subplan's Cypher is written under (:mod:`ace_lab.arc.constrain`): the constraint
+    ("" none), ``S_G``, the anchors' labels, whether queries start at the anchors, and the
+    signatures of the edges at the anchors (the ``patterns`` switch's first hop)."""
+
+    constraint: str
+    schema: StoreSchema
+    labels: tuple[str, ...]
+    anchored: bool
+    anchor_patterns: tuple[tuple[str, str, str], ...] = ()
+
+
+def anchor_signatures(
+    store: GraphStore,
+    schema: StoreSchema,
+    anchors: tuple[str, ...],
+    labels: tuple[str, ...],
+    budget: Budget,
+) -> tuple[tuple[str, str, str], ...]:
+    """The ``(label, type, label)`` signatures of the edges at ``anchors`` (no LLM call),
+    seeking the anchors through their ``labels``' index where both are known."""
+    if not anchors:
+        return ()
+    found = "RETURN labels(a)[0] AS s, type(r) AS t, labels(b)[0] AS o"
+    if schema.key and labels:
+        key = q(schema.key)
+        cypher = " UNION ".join(  # UNION: each signature once
+            f"MATCH ({end}:{q(label)}) WHERE {end}.{key} IN $anchors MATCH (a)-[r]->(b) {found}"
+            for label in labels
+            for end in ("a", "b")
+        )
+    else:
+        a, b = schema.node_id("a"), schema.node_id("b")
+        cypher = f"MATCH (a)-[r]->(b) WHERE {a} IN $anchors OR {b} IN $anchors " + found.replace(
+            "RETURN", "RETURN DISTINCT"
+        )
+    kw = {"timeout_ms": budget.timeout_ms, "max_rows": budget.max_rows}
+    rows = run_cypher(store, cypher, {"anchors": list(anchors)}, purpose="anchor hops", **kw).rows
+    return tuple((str(r["s"]), str(r["t"]), str(r["o"])) for r in rows if r["s"] and r["o"])
+
+
 def _cypher(
     llm: LLM,
     name: str,
     tag: str,
     seed: int,
-    constrained: tuple[str, StoreSchema, tuple[str, ...], bool] | None = None,
+    guide: Guide | None = None,
     **variables: str,
 ) -> tuple[str, str | None]:
-    """``(cypher, refusal)`` of prompt ``name``; ``constrained``: (constraint, ``S_G``, anchor
-    labels, anchored) to write it under (:mod:`ace_lab.arc.constrain`)."""
+    """``(cypher, refusal)`` of prompt ``name``, written under ``guide`` when it constrains."""
     messages = load_prompt(name).messages(**variables)
-    if constrained is not None and constrained[0]:
-        constraint, schema, labels, anchored = constrained
+    if guide is not None and guide.constraint:
         return write_cypher(
             llm,
             messages,
             CypherOut,
-            schema,
-            labels,
-            constraint,
+            guide.schema,
+            guide.labels,
+            guide.constraint,
             tag=tag,
             seed=seed,
-            anchored=anchored,
+            anchored=guide.anchored,
+            anchor_patterns=guide.anchor_patterns,
         )
     result = llm.json(messages, CypherOut, tag=tag, default=CypherOut(), max_tokens=600, seed=seed)
     return result.value.cypher.strip(), None
@@ -185,6 +226,7 @@ def run_subplan(
     direct: bool = False,
     template: bool = True,
     grammar: bool = False,
+    patterns: bool = False,
 ) -> SubplanRun:
     """Compile, execute and refine one subplan within ``budget.retries`` attempts.
 
@@ -193,10 +235,11 @@ def run_subplan(
     it like any other subplan's, as in the paper).
     ``grammar``: the model writes under the schema constraint (:mod:`ace_lab.arc.constrain`:
     a GBNF grammar where the endpoint takes one, else a JSON query plan); each attempt records
-    which. The template's text is recorded as written and runs from the anchors' index.
+    which; ``patterns`` narrows it to hops the graph holds. The template's text is recorded as
+    written and runs from the anchors' index.
     """
     run = SubplanRun(subplan)
-    constraint = constraint_for(llm, grammar)
+    constraint = constraint_for(llm, grammar, patterns)
     labels = anchor_labels(interface, subplan.anchors)
     params = {} if direct else {"anchors": list(subplan.anchors), "chunk_ids": list(chunk_ids)}
     shared = {
@@ -207,7 +250,10 @@ def run_subplan(
         "subplan": subplan.render(),
         "anchors": _anchors_text(interface, subplan.anchors, labelled=constraint != ""),
     }
-    guide = (constraint, schema, labels, not direct)
+    hops = ()
+    if patterns and not direct:
+        hops = anchor_signatures(store, schema, subplan.anchors, labels, budget)
+    guide = Guide(constraint, schema, labels, not direct, hops)
     for attempt in range(budget.retries):
         templated = template and subplan.open_scan and not direct and attempt == 0
         refused = seek = None

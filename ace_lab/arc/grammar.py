@@ -17,6 +17,13 @@ prompts ask for::
   scope of a relationship (``$chunk_ids``, on chunk-backed graphs), and ``( .. OR .. )``;
 - returned items: a variable, ``x.<key>`` or ``type(r)``.
 
+With ``patterns`` (ArcRAG's ``patterns`` switch) a hop must also be one the graph holds: each
+node's label is carried through the pattern, and a hop from a labelled node may only take a
+relationship type, direction and far label among the ``(label, type, label)`` hops
+introspection found (``StoreSchema.hops``), its first hop only one of those of the edges at the
+bound anchors when they are given. A hop from an unlabelled node may take any hop, a
+variable-length hop's far node any label, and a type alternation ``T|U`` is not offered.
+
 Node keys come from the properties introspection saw on nodes, edge keys from those on edges.
 Only variables a pattern binds can be used (one rule set per pattern shape). The reply is the
 JSON the prompts ask for (``{"cypher": "..."}``, or the explorer's turn), so the parsing path
@@ -31,6 +38,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ace_lab.arc.schema import StoreSchema, q
 
@@ -76,6 +84,8 @@ class CypherLanguage:
     scope: str | None  # the passage scope of a relationship (None: not chunk-backed)
     anchored: bool = True
     parameters: bool = True  # False: Direct-Cypher, whose queries run with no $anchors bound
+    patterns: tuple[tuple[str, str, str], ...] = ()  # hops the graph holds (): any hop
+    anchor_patterns: tuple[tuple[str, str, str], ...] = ()  # ... at the anchors (first hop)
 
     @classmethod
     def of(
@@ -85,9 +95,13 @@ class CypherLanguage:
         *,
         anchored: bool = True,
         parameters: bool = True,
+        patterns: bool = False,
+        anchor_patterns: Sequence[tuple[str, str, str]] = (),
     ) -> CypherLanguage:
         """The language over ``schema``; ``anchor_labels`` narrows the start node's label to
-        the labels of the bound anchors (default: every label but the passages')."""
+        the labels of the bound anchors (default: every label but the passages');
+        ``patterns``: hops only along the schema's signatures, and a first hop only along
+        ``anchor_patterns`` (the signatures of the edges at the bound anchors) when given."""
         labels = tuple(name for name, _ in schema.labels if name)
         entity = tuple(name for name in labels if name != schema.passage_label) or labels
         starts = tuple(name for name in anchor_labels if name in labels) or entity
@@ -103,6 +117,10 @@ class CypherLanguage:
             scope=schema.scope(_REL) if schema.chunk_backed and parameters else None,
             anchored=anchored,
             parameters=parameters,
+            patterns=tuple(h for h in schema.hops if {h[0], h[2]} <= set(labels))
+            if patterns
+            else (),
+            anchor_patterns=tuple(anchor_patterns) if patterns else (),
         )
 
     def scope_of(self, rel: str) -> str | None:
@@ -138,15 +156,103 @@ def _shape_rules(lang: CypherLanguage, named: tuple[bool, ...]) -> list[str]:
     else:
         where = f'(" WHERE " p-{tag} (" AND " p-{tag})*)?'
     rest = [f'{where} " RETURN " ("DISTINCT ")? i-{tag} (", " i-{tag})* limit?']
+    rules = [
+        f"p-{tag} ::= " + " | ".join(preds) + f' | "(" p-{tag} (" OR " p-{tag})+ ")"',
+        f"i-{tag} ::= " + " | ".join(items),
+    ]
+    if lang.patterns:
+        return [*rules, f"e-{tag} ::= {rest[0]}", *_pattern_states(lang, named)]
     if hops < MAX_HOPS:
         node = f'"({NODES[hops + 1]}" (":" label)? ")"'
         rest.append(f"hop-{RELS[hops]} {node} s-{_tag((*named, True))}")
         rest.append(f"hop-var {node} s-{_tag((*named, False))}")
-    return [
-        f"s-{tag} ::= " + " | ".join(rest),
-        f"p-{tag} ::= " + " | ".join(preds) + f' | "(" p-{tag} (" OR " p-{tag})+ ")"',
-        f"i-{tag} ::= " + " | ".join(items),
-    ]
+    return [f"s-{tag} ::= " + " | ".join(rest), *rules]
+
+
+#: The state of a pattern whose last node carries no label (any hop the graph holds follows).
+_UNLABELLED = "x"
+
+
+def _states(lang: CypherLanguage) -> dict[str, str | None]:
+    """Pattern states: the last node's label (its index in ``lang.labels``), or none."""
+    return {**{str(i): label for i, label in enumerate(lang.labels)}, _UNLABELLED: None}
+
+
+def _hop_types(
+    patterns: Sequence[tuple[str, str, str]],
+    rel_types: Sequence[str],
+    near: str | None,
+    far: str | None,
+) -> dict[str, list[str]]:
+    """The relationship types (``ty-<j>``) ``patterns`` hold from a node labelled ``near`` to
+    one labelled ``far`` (``o``), from ``far`` to ``near`` (``i``) and either way (``u``); None:
+    any label. An empty list: no such hop."""
+
+    def held(src: str | None, dst: str | None) -> set[str]:
+        return {t for a, t, b in patterns if src in (None, a) and dst in (None, b)}
+
+    ahead, behind = held(near, far), held(far, near)
+    ways = {"o": ahead, "i": behind, "u": ahead | behind}
+    return {w: [f"ty-{j}" for j, t in enumerate(rel_types) if t in ts] for w, ts in ways.items()}
+
+
+#: How each way of a hop is written: its opening before the variable, its closing.
+_WAYS = {"o": ("-[", "]->"), "i": ("<-[", "]-"), "u": ("-[", "]-")}
+
+
+def _hop_sets(lang: CypherLanguage, hop: int) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """The rule prefix and the signatures of hop number ``hop``: the anchors' own for the
+    first hop when they are known, else the graph's."""
+    if hop == 0 and lang.anchor_patterns:
+        return "a", lang.anchor_patterns
+    return "", lang.patterns
+
+
+def _pattern_rules(lang: CypherLanguage) -> list[str]:
+    """The names (``lb-<i>``, ``ty-<j>``) and the hops the signatures hold between states: the
+    typed tail ``d-<near>-<far>-<way>`` (``(":" T)? "]->"``) once, the hop ``t-<rel>-<near>-<far>``
+    with each relationship variable (``ad-``, ``at-``: the first hop along the anchors' own)."""
+    rules = [f"lb-{i} ::= {_names([label])}" for i, label in enumerate(lang.labels)]
+    rules += [f"ty-{j} ::= {_names([t])}" for j, t in enumerate(lang.rel_types)]
+    states = _states(lang)
+    sets = {_hop_sets(lang, 0), _hop_sets(lang, 1)}
+    for prefix, patterns in sets:
+        rels = RELS[:1] if prefix else RELS
+        for near, near_label in states.items():
+            for far, far_label in states.items():
+                types = _hop_types(patterns, lang.rel_types, near_label, far_label)
+                ways = {w: ts for w, ts in types.items() if ts}
+                for way, held in ways.items():
+                    tail = f'(":" ({" | ".join(held)}))? "{_WAYS[way][1]}"'
+                    rules.append(f"{prefix}d-{near}-{far}-{way} ::= {tail}")
+                for rel in rels if ways else ():
+                    forms = [f'"{_WAYS[w][0]}{rel}" {prefix}d-{near}-{far}-{w}' for w in ways]
+                    rules.append(f"{prefix}t-{rel}-{near}-{far} ::= " + " | ".join(forms))
+    return rules
+
+
+def _pattern_states(lang: CypherLanguage, named: tuple[bool, ...]) -> list[str]:
+    """``s-<shape>-<state>`` for each state of the last node: the query's ``WHERE``/``RETURN``
+    (``e-<shape>``) or one more hop the graph holds from it, then the far node
+    (``f-<shape>-<state>``: ``:<label>)`` or ``)``, going on in that label's state)."""
+    tag, hops = _tag(named), len(named)
+    rules = []
+    for state, label in _states(lang).items():
+        options = [f"e-{tag}"]
+        if hops < MAX_HOPS:
+            var, rel, ahead = NODES[hops + 1], RELS[hops], _tag((*named, True))
+            prefix, patterns = _hop_sets(lang, hops)
+            for far, far_label in _states(lang).items():
+                if any(_hop_types(patterns, lang.rel_types, label, far_label).values()):
+                    options.append(f'{prefix}t-{rel}-{state}-{far} "({var}" f-{ahead}-{far}')
+            options.append(f"v-{tag}")
+        rules.append(f"s-{tag}-{state} ::= " + " | ".join(options))
+        colon = "" if label is None else f'":" lb-{state} '
+        rules.append(f'f-{tag}-{state} ::= {colon}")" s-{tag}-{state}')
+    if hops < MAX_HOPS:  # a variable-length hop: its far node may carry any label
+        far = " | ".join(f"f-{_tag((*named, False))}-{state}" for state in _states(lang))
+        rules.append(f'v-{tag} ::= hop-var "({NODES[hops + 1]}" ({far})')
+    return rules
 
 
 def _variable_rules(lang: CypherLanguage) -> list[str]:
@@ -179,7 +285,12 @@ def _variable_rules(lang: CypherLanguage) -> list[str]:
 
 def cypher_rules(lang: CypherLanguage) -> list[str]:
     """The rules of the query language, start rule ``query`` (no reply wrapper)."""
-    rules = ['query ::= "MATCH (a:" alabel ")" s-0']
+    if lang.patterns:
+        states = [lang.labels.index(label) for label in lang.anchor_labels]
+        starts = [f'lb-{i} ")" s-0-{i}' for i in states]
+        rules = ['query ::= "MATCH (a:" (' + " | ".join(starts) + ")", *_pattern_rules(lang)]
+    else:
+        rules = ['query ::= "MATCH (a:" alabel ")" s-0']
     for named in _shapes():
         rules += _shape_rules(lang, named)
     rules += _variable_rules(lang)
@@ -228,20 +339,31 @@ def cypher_grammar(
     *,
     anchored: bool = True,
     parameters: bool = True,
+    patterns: bool = False,
+    anchor_patterns: Sequence[tuple[str, str, str]] = (),
 ) -> str:
     """The GBNF of a Generator reply ``{"cypher": "<query>"}`` over ``schema``."""
-    lang = CypherLanguage.of(schema, anchor_labels, anchored=anchored, parameters=parameters)
+    lang = CypherLanguage.of(
+        schema,
+        anchor_labels,
+        anchored=anchored,
+        parameters=parameters,
+        patterns=patterns,
+        anchor_patterns=anchor_patterns,
+    )
     return "\n".join([_CYPHER_REPLY, *cypher_rules(lang)]) + "\n"
 
 
-def explorer_grammar(schema: StoreSchema, anchor_labels: Sequence[str] = ()) -> str:
+def explorer_grammar(
+    schema: StoreSchema, anchor_labels: Sequence[str] = (), *, patterns: bool = False
+) -> str:
     """The GBNF of an explorer turn (up to four queries, not bound to start at the anchors:
     an explorer also looks for aliases by name)."""
-    lang = CypherLanguage.of(schema, anchor_labels, anchored=False)
+    lang = CypherLanguage.of(schema, anchor_labels, anchored=False, patterns=patterns)
     return "\n".join([*_EXPLORER_REPLY, *cypher_rules(lang)]) + "\n"
 
 
-def query_grammar(schema: StoreSchema, anchor_labels: Sequence[str] = (), **kw: bool) -> str:
+def query_grammar(schema: StoreSchema, anchor_labels: Sequence[str] = (), **kw: Any) -> str:
     """The GBNF of a bare query (start rule ``root``), for checking one query's text."""
     lang = CypherLanguage.of(schema, anchor_labels, **kw)
     return "\n".join(["root ::= query", *cypher_rules(lang)]) + "\n"

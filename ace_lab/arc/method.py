@@ -36,7 +36,7 @@ from ace_lab.arc.plan import Plan, plan, question_plan
 from ace_lab.arc.retrieve import Retrieval, retrieve, rewrite_query, search_phrases
 from ace_lab.arc.schema import schema_for
 from ace_lab.arc.witness import Witness
-from ace_lab.bounded import Bounded, bounded
+from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.evidence import Answer, Context, Trace
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
@@ -83,9 +83,22 @@ class ArcConfig(Bounded):
         "(a GBNF grammar on llama.cpp endpoints, else a JSON query plan compiled to Cypher)",
     )
 
+    patterns: bool = bounded(
+        False,
+        help="with grammar: a hop must be one the graph holds (its (label, type, label) "
+        "signatures), so the model cannot write a pattern that matches nothing",
+    )
+
     #: Switches added after records were written: left out of the configuration hash while at
     #: their default, so every existing name keeps its hash (ace_lab.eval.studies.identity).
-    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = ("template", "fallback", "grammar")
+    HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = (
+        *("template", "fallback", "grammar", "patterns"),
+    )
+
+    def validate(self) -> None:
+        super().validate()
+        if self.patterns and not self.grammar:
+            raise ConfigError("patterns narrows the grammar: it needs grammar on")
 
     @property
     def explores(self) -> bool:
@@ -151,7 +164,14 @@ class ArcRAG:
                 with trace.step(f"explore:p{p}", kind="explore") as step:
                     start = len(log)
                     interface = explore(
-                        llm, graph.store, schema, current, retrieval, budget, cfg.grammar
+                        llm,
+                        graph.store,
+                        schema,
+                        current,
+                        retrieval,
+                        budget,
+                        cfg.grammar,
+                        cfg.patterns,
                     )
                     step.record(interface.built(p, tuple(r.recorded() for r in log[start:])))
             pl = self._plan(trace, schema, interface, retrieval, current, p)
@@ -171,6 +191,7 @@ class ArcRAG:
                         direct=cfg.direct,
                         template=cfg.template,
                         grammar=cfg.grammar,
+                        patterns=cfg.patterns,
                     )
                     runs.append(run)
                     new = 0

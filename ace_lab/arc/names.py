@@ -22,8 +22,9 @@ ARC_HEADS: dict[str, tuple[str, str]] = {
 FAMILIES = ("typed", "openie", "openie-bare")
 #: Variant tokens that switch a stage, in the order a name writes them: ``strict`` is the
 #: paper's ArcRAG (no scan template, no fallback passages: ``ArcConfig.template`` and
-#: ``.fallback`` off); ``grammar`` is schema-constrained decoding (``ArcConfig.grammar``).
-SWITCHES = ("strict", "grammar")
+#: ``.fallback`` off); ``grammar`` is schema-constrained decoding (``ArcConfig.grammar``);
+#: ``patterns`` narrows the grammar to the hops the graph holds (``ArcConfig.patterns``).
+SWITCHES = ("strict", "grammar", "patterns")
 #: Variants registered beside each head's default, on every graph family.
 REGISTERED_VARIANTS: dict[str, tuple[str, ...]] = {"arcrag": ("strict",)}
 

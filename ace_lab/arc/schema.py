@@ -33,6 +33,8 @@ SAMPLE = 300
 #: Longest average value of a naming or descriptor property (longer ones are prose).
 SHORT_TEXT = 80
 _TIMEOUT_MS = 20_000
+#: Most distinct (label, type, label) hops read for the patterns grammar.
+HOPS = 5_000
 
 
 def q(name: str) -> str:
@@ -50,6 +52,7 @@ class StoreSchema:
     node_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     edge_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     signatures: tuple[tuple[str, str, str, int], ...] = ()
+    hops: tuple[tuple[str, str, str], ...] = ()  # every (label, type, label) the graph holds
     key: str | None = None
     edge_key: str | None = None
     text_key: str | None = None
@@ -136,9 +139,11 @@ class StoreSchema:
         }
 
 
-def _read(store: GraphStore, cypher: str, params: dict | None = None) -> list[dict[str, Any]]:
+def _read(
+    store: GraphStore, cypher: str, params: dict | None = None, max_rows: int = SAMPLE
+) -> list[dict[str, Any]]:
     rec = run_cypher(
-        store, cypher, params, timeout_ms=_TIMEOUT_MS, max_rows=SAMPLE, purpose="introspect"
+        store, cypher, params, timeout_ms=_TIMEOUT_MS, max_rows=max_rows, purpose="introspect"
     )
     return rec.rows
 
@@ -246,6 +251,13 @@ def introspect(
         "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS a, type(r) AS t, "
         "labels(b)[0] AS b, count(*) AS c ORDER BY c DESC LIMIT 60",
     )
+    # every signature, for the patterns grammar (the prompts show the most frequent above:
+    # reading more of them there would reorder ties and change every prompt)
+    held = _read(
+        store,
+        "MATCH (a)-[r]->(b) RETURN DISTINCT labels(a)[0] AS a, type(r) AS t, labels(b)[0] AS b",
+        max_rows=HOPS,
+    )
     node_keys: dict[str, tuple[str, ...]] = {}
     for row in labels[:40]:
         sample = _read(store, f"MATCH (n:{q(row['l'])}) RETURN n LIMIT 5")
@@ -288,6 +300,7 @@ def introspect(
         node_keys=node_keys,
         edge_keys=edge_keys,
         signatures=tuple((r["a"], r["t"], r["b"], int(r["c"])) for r in sigs),
+        hops=tuple((r["a"], r["t"], r["b"]) for r in held if r["a"] and r["t"] and r["b"]),
         key=key,
         edge_key=edge_key,
         text_key=text_key,

@@ -143,7 +143,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
             print(
                 "\nnames: head[:variant][@family][>policy]; "
                 "also: ace-fixed:<policy label> (or ace><policy label>), <ace method>@graphrag, "
-                "arcrag[:strict+r<retries>p<passes>][@openie], "
+                "arcrag[:strict+grammar+patterns+r<retries>p<passes>][@openie|@openie-bare], "
                 "mosaic-budget-matched:<budget>x<depth>, "
                 "<mosaic method>@openie"
             )

@@ -2,8 +2,9 @@
 
 The head picks the stages (:data:`ace_lab.arc.names.ARC_HEADS`: ``arcrag`` Explorer + Planner +
 Generator, ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``), the variant's tokens
-switch stages (:data:`~ace_lab.arc.names.SWITCHES`: ``strict``, ``grammar``) and override retries
-and passes (``r3p5``), the family picks the graph (``@typed``, the default, or ``@openie``).
+switch stages (:data:`~ace_lab.arc.names.SWITCHES`: ``strict``, ``grammar``, ``patterns``, which
+needs ``grammar``) and override retries and passes (``r3p5``), the family picks the graph
+(``@typed``, the default, ``@openie`` or ``@openie-bare``).
 A variant is resolved in its canonical order (switches in :data:`SWITCHES` order, then the
 budget): ``arcrag:r3p5+strict`` is ``arcrag:strict+r3p5``. Direct-Cypher's own budget is one
 attempt and one pass; it writes no scan template and has no fallback passages, so ``strict``
@@ -31,6 +32,7 @@ _VARIANT = "'+'-joined tokens: " + ", ".join(SWITCHES) + ", r<retries>p<passes>"
 SWITCH_FIELDS: dict[str, dict[str, bool]] = {
     "strict": {"template": False, "fallback": False},
     "grammar": {"grammar": True},  # schema-constrained decoding of the Cypher (issue 37)
+    "patterns": {"patterns": True},  # ... along the graph's signatures only (needs grammar)
 }
 
 
@@ -54,6 +56,8 @@ def arc_config(name: str, components: str, switches: tuple[str, ...]) -> ArcConf
     """The ``ArcConfig`` of ``components`` with the variant's ``switches`` on."""
     if components == "direct" and "strict" in switches:
         raise KeyError(f"{name!r}: Direct-Cypher has no scan template or fallback to turn off")
+    if "patterns" in switches and "grammar" not in switches:
+        raise KeyError(f"{name!r}: patterns narrows the grammar; write grammar+patterns")
     known = {f.name for f in fields(ArcConfig)}
     settings: dict[str, bool] = {}
     for switch in switches:

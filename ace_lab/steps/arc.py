@@ -165,7 +165,8 @@ class CypherAttempt(StepPayload):
     """One attempt at a subplan's Cypher: the query and what came back, whether it was
     acceptable and why (not), whether it refined an earlier attempt, and whether it is the
     schema template of the neighbourhood scan (no model wrote it), and the constraint the model
-    wrote it under (``constraint``: "gbnf", "json-plan", or "" for none)."""
+    wrote it under (``constraint``: "gbnf" or "json-plan", either with "+patterns", or "" for
+    none)."""
 
     query: CypherQuery
     acceptable: bool
