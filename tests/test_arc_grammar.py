@@ -6,8 +6,12 @@ drawn at random from the grammar are Cypher the embedded store runs."""
 from __future__ import annotations
 
 import json
+import os
+import pickle
 import random
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -222,3 +226,28 @@ def test_direct_cypher_may_not_name_parameters_it_is_never_given(schema):
     assert Recognizer(query_grammar(schema, anchored=False)).accepts(
         "MATCH (a:Person)-[r]->(b) WHERE b.id IN $anchors RETURN b"
     )
+
+
+def test_the_patterns_grammar_is_the_same_text_in_every_process(schema, tmp_path):
+    """The grammar is part of the request the response cache keys on: rules ordered by string
+    hash would make every new process's Generator request a cache miss."""
+    path = tmp_path / "schema.pickle"
+    path.write_bytes(pickle.dumps(schema))
+    first_hops = [h for h in schema.hops if h[0] == "Person"][:2]
+    code = (
+        "import pickle, sys; from ace_lab.arc.grammar import cypher_grammar; "
+        f"s = pickle.loads(open({str(path)!r}, 'rb').read()); "
+        "sys.stdout.write(cypher_grammar(s, ['Person'], patterns=True, "
+        f"anchor_patterns={first_hops!r}))"
+    )
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1")  # under these two, a set of the two hop sets iterates differently
+    }
+    assert len(texts) == 1 and "ad-" in next(iter(texts))

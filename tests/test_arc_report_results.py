@@ -167,3 +167,10 @@ def test_cypher_quality_shows_where_the_context_came_from_once_records_say(recor
     quality = arc_results.cypher_quality(pd.DataFrame(rows)).set_index("method")
     assert quality.loc["arcrag:r1p1", "context_from_template"] == 0.75  # over records that say
     assert math.isnan(quality.loc["direct-cypher@openie", "context_from_model"])
+
+
+def test_a_composition_over_arcrag_evidence_is_not_an_arcrag_record(records):
+    rows = [*records.to_dict("records"), _record("arcrag:r3p3>ace-full", 0.0, id="a")]
+    grid = arc_results.budget_grid(pd.DataFrame(rows)).set_index(["configuration", "retries"])
+    assert grid.loc[("arcrag", 3), "n"] == 2  # the composed record would make it 3
+    assert "arcrag:r3p3>ace-full" not in set(arc_results.cypher_quality(pd.DataFrame(rows)).method)

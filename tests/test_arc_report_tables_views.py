@@ -309,6 +309,7 @@ def test_a_real_run_reads_back_and_its_witness_replays(settings, typed_graph, op
     both = tables.family_comparison({"typed": typed, "openie": openie}, gold=["Kesterholm"])
     assert both.loc["answer"].tolist() == ["Kesterholm"] * 2
     assert both.loc["cypher_queries", "typed"] == typed.details.stats["cypher_queries"]
+    assert both.loc["context_from_model", "typed"] == typed.details.stats["context_from_model"]
 
 
 def test_every_step_of_a_run_has_an_escaped_stepper_view(settings, typed_graph):

@@ -215,7 +215,9 @@ def _pattern_rules(lang: CypherLanguage) -> list[str]:
     rules = [f"lb-{i} ::= {_names([label])}" for i, label in enumerate(lang.labels)]
     rules += [f"ty-{j} ::= {_names([t])}" for j, t in enumerate(lang.rel_types)]
     states = _states(lang)
-    sets = {_hop_sets(lang, 0), _hop_sets(lang, 1)}
+    # the graph's hops, then the anchors' own (once when they are the same): a set would order
+    # the rules by string hash, so one grammar would differ between processes and miss the cache
+    sets = dict.fromkeys([_hop_sets(lang, 1), _hop_sets(lang, 0)])
     for prefix, patterns in sets:
         rels = RELS[:1] if prefix else RELS
         for near, near_label in states.items():

@@ -6,11 +6,13 @@ stepper's view of each ArcRAG step (``STEP_VIEWS``, keyed by payload type).
   interface and the witness subgraph, as pyvis pages and PNGs;
 - :mod:`~ace_lab.arc.report.results`: a study's records as the budget grid, Cypher quality and
   where tokens go;
+- :mod:`~ace_lab.arc.report.families`: each configuration on each graph construction (RQ2);
 - :mod:`~ace_lab.arc.report.steps`: an HTML fragment per step payload type.
 """
 
 from __future__ import annotations
 
+from ace_lab.arc.report.families import FAMILY_TABLE, family_table
 from ace_lab.arc.report.figures import graph_figure, save_interface, save_witness
 from ace_lab.arc.report.results import (
     arc_rows,
@@ -42,6 +44,7 @@ from ace_lab.arc.report.views import (
 )
 
 __all__ = [
+    "FAMILY_TABLE",
     "STEP_GROUPS",
     "STEP_VIEWS",
     "arc_rows",
@@ -50,6 +53,7 @@ __all__ = [
     "chunk_scope",
     "cypher_quality",
     "family_comparison",
+    "family_table",
     "graph_figure",
     "grid_figure",
     "interface_graph",

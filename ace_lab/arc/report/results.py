@@ -59,11 +59,12 @@ TOKEN_ORDER = ("context", "answers", "Cypher and plans", "explorer notes", "suff
 
 
 def arc_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The ArcRAG-family records of ``df`` with their configuration, family and budget."""
+    """The ArcRAG-family records of ``df`` with their configuration, family and budget; a
+    composition over ArcRAG's evidence (``arcrag>ace-full``) is ACE's record, not ArcRAG's."""
     if df.empty or "method" not in df:
         sub = df.iloc[0:0]
     else:
-        sub = df[df["method"].map(lambda m: head_of(str(m)) in ARC_HEADS)].copy()
+        sub = df[df["method"].map(_is_arc_record)].copy()
     if sub.empty:
         return sub.assign(configuration=[], family=[], retries=[], passes=[])
     specs = [spec(str(m)) for m in sub["method"]]
@@ -72,6 +73,10 @@ def arc_rows(df: pd.DataFrame) -> pd.DataFrame:
     sub["retries"] = [s.config(Budget).retries for s in specs]
     sub["passes"] = [s.config(Budget).passes for s in specs]
     return sub
+
+
+def _is_arc_record(method: Any) -> bool:
+    return head_of(str(method)) in ARC_HEADS and not parse(str(method)).policy
 
 
 def configuration(name: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from ace_lab.eval.metrics.context_stats import ORIGIN_COLUMNS
 from ace_lab.evidence import Answer, Trace
 from ace_lab.steps import StepPayload
 from ace_lab.steps.arc import ArcDetails, ArcRetrieval, CypherExecution, SchemaView
@@ -236,6 +237,7 @@ COMPARED = (
     "witness_nodes",
     "witness_edges",
     "witness_rows",
+    *ORIGIN_COLUMNS,
     "cache_hit_share",
 )
 
