@@ -33,6 +33,7 @@ import pytest
 from ace_lab.ace.report import composition as ace_composition
 from ace_lab.ace.report import tables as ace_tables
 from ace_lab.arc.report import results as arc_results
+from ace_lab.arc.report.families import family_table
 from ace_lab.config import load_settings
 from ace_lab.data import DataError, load_slice
 from ace_lab.eval import judging
@@ -190,7 +191,8 @@ def notebook_08() -> Tables:
 @cache
 def notebook_04(study: str) -> Tables:
     """notebooks/04_arcrag_interface_and_witness.ipynb, section 8, for the study it read:
-    ``04_budget_grid``, ``04_cypher_quality``, ``04_token_split`` (arc.report.results)."""
+    ``04_budget_grid``, ``04_cypher_quality``, ``04_token_split`` (arc.report.results) and
+    ``04_families`` (arc.report.families)."""
     df = load_results(study, SETTINGS)
     if arc_results.arc_rows(df).empty:
         return {}
@@ -198,6 +200,7 @@ def notebook_04(study: str) -> Tables:
         f"{study}/04_budget_grid": arc_results.budget_grid(df),
         f"{study}/04_cypher_quality": arc_results.cypher_quality(df),
         f"{study}/04_token_split": arc_results.token_split(df),
+        f"{study}/04_families": family_table(df),
     }
 
 
@@ -251,6 +254,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/04_budget_grid": ("notebook 04", notebook_04),
     "<study>/04_cypher_quality": ("notebook 04", notebook_04),
     "<study>/04_token_split": ("notebook 04", notebook_04),
+    "<study>/04_families": ("notebook 04", notebook_04),
     "04_budget_grid_pooled": ("notebook 04", _notebook(notebook_04_pooled)),
     "main_table": ("notebook 06", _notebook(notebook_06)),
     "main_pooled": ("notebook 06", _notebook(notebook_06)),
