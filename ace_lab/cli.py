@@ -259,6 +259,20 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     )
     grb.set_defaults(handler="studies:cmd_grb_score")
 
+    rename = sub.add_parser(
+        "rename",
+        parents=[common],
+        help="rename a method's runs in a study (records, manifest, judged lines; no LLM)",
+    )
+    rename.add_argument("--study", required=True, help="results/<study>/ folder")
+    rename.add_argument(
+        "pairs",
+        nargs="+",
+        metavar="OLD=NEW",
+        help="renamed in order, each only if NEW's configuration made OLD's records",
+    )
+    rename.set_defaults(handler="studies:cmd_rename")
+
     methods = sub.add_parser(
         "methods", parents=[common], help="the registered methods, or one method's settings"
     )

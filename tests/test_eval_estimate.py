@@ -273,8 +273,8 @@ def test_a_composition_never_run_is_priced_as_the_sum_of_its_parts(settings) -> 
 def test_a_variant_never_run_is_priced_from_its_head(settings) -> None:
     cost = {"method": "ace-full", "llm_calls": 3, "input_tokens": 900, "output_tokens": 30}
     _write(settings.results_dir / "other-n5-s0" / "ace-full.jsonl", [cost | {"id": "o1"}])
-    table = estimate_study(["ace-full:b1500", "mosaic:controls"], "toy", 8, settings=settings)
+    table = estimate_study(["ace-full:b1500", "mosaic:signals"], "toy", 8, settings=settings)
     row = table.set_index("method").loc["ace-full:b1500"]
     assert row["LLM calls"] == 8 * 3 and row["input tokens"] == 8 * 900
     assert row["cost from"] == "ace-full (other-n5-s0), an approximation of ace-full:b1500"
-    assert table.set_index("method").loc["mosaic:controls", "cost from"].startswith("no recorded")
+    assert table.set_index("method").loc["mosaic:signals", "cost from"].startswith("no recorded")

@@ -108,7 +108,7 @@ def test_random_replies_never_crash_and_always_give_a_valid_policy():
 def test_the_call_sends_the_controls_schema_and_records_the_reply(settings, toy_graph):
     client = ScriptedClient(controls_reply())
     llm = LLM(settings, client=client)
-    answer = make_method("mosaic:controls", toy_graph, llm).answer("Who founded the observatory?")
+    answer = make_method("mosaic", toy_graph, llm).answer("Who founded the observatory?")
     first = client.requests[0]
     assert first["messages"][0]["content"] == load_prompt(CONTROLS_PROMPT).system
     schema = json.dumps(first["response_format"])
@@ -126,24 +126,31 @@ def test_analyze_controls_falls_back_after_its_attempts(settings):
 
 
 def test_names_aliases_and_hashes():
-    for name in ("mosaic:controls", "mosaic:signals", "mosaic:controls@openie"):
+    for name in ("mosaic:controls", "mosaic:signals", "mosaic:signals@openie"):
         assert str(parse(name)) == name
-    assert canonical_name("mosaic:signals") == "mosaic"
-    assert canonical_name("mosaic:signals@openie") == "mosaic@openie"
-    assert config_hash("mosaic:signals") == config_hash("mosaic")
-    assert config_hash("mosaic:controls") != config_hash("mosaic")
-    assert spec("mosaic:controls").config(ControlsAnalyzer) == ControlsAnalyzer()
-    assert not any(isinstance(c, ControlsAnalyzer) for c in spec("mosaic").configs)
+    assert canonical_name("mosaic:controls") == "mosaic"
+    assert canonical_name("mosaic:controls@openie") == "mosaic@openie"
+    assert config_hash("mosaic:controls") == config_hash("mosaic")
+    assert config_hash("mosaic:signals") != config_hash("mosaic")
+    assert spec("mosaic").config(ControlsAnalyzer) == ControlsAnalyzer()
+    assert not any(isinstance(c, ControlsAnalyzer) for c in spec("mosaic:signals").configs)
+
+
+def test_the_committed_names_keep_their_configuration_hash():
+    """``mosaic`` is the paper's analyzer under its own name and ``mosaic:signals`` the mapping:
+    the hashes the renamed records carry (``ace-lab rename``)."""
+    assert config_hash("mosaic") == "43cdd97724f93308"
+    assert config_hash("mosaic:signals") == "93325904e9cbed48"
 
 
 def test_compositions_keep_their_analyzer(settings, toy_graph):
-    assert source_settings(spec("mosaic"))[0::2] == (None, None)
-    policy, _, analyzer = source_settings(spec("mosaic:controls"))
+    assert source_settings(spec("mosaic:signals"))[0::2] == (None, None)
+    policy, _, analyzer = source_settings(spec("mosaic"))
     assert policy is None and analyzer == ControlsAnalyzer()
     assert source_settings(spec("mosaic-fixed:wide"))[0].beam_width == 24
     llm = LLM(settings, client=ScriptedClient(controls_reply()))
-    composed = make_method("mosaic:controls>ace-full", toy_graph, llm)
+    composed = make_method("mosaic>ace-full", toy_graph, llm)
     method = composed.backbone.source.method  # the MOSAIC inside the composition
     assert isinstance(method, Mosaic) and method.analyzer == ControlsAnalyzer()
-    plain = make_method("mosaic>ace-full", toy_graph, llm).backbone.source.method
-    assert plain.analyzer is None and plain.policy is None
+    signals = make_method("mosaic:signals>ace-full", toy_graph, llm).backbone.source.method
+    assert signals.analyzer is None and signals.policy is None

@@ -36,7 +36,7 @@ def kinds(answer) -> list[str]:
 def test_mosaic_records_every_stage_and_its_stats(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(mosaic_reply()))
     query = load_dataset("toy").questions[0].question
-    answer = make_method("mosaic", toy_graph, llm).answer(query)
+    answer = make_method("mosaic:signals", toy_graph, llm).answer(query)
     k = kinds(answer)
     assert k[:2] == ["policy", "seed"] and k[-3:] == ["stop", "select", "generate"]
     assert set(k[2:-3]) == {"traverse"}
@@ -44,7 +44,7 @@ def test_mosaic_records_every_stage_and_its_stats(settings, toy_graph):
     assert set(numbers) >= STAT_KEYS and numbers["policy"]["per_target"] is True
     assert numbers["policy"]["targets"] == ["Ilse Marrin", "Brinemouth"]
     assert answer.details.columns()["policy"]["label"] == answer.details.label
-    assert answer.method == "mosaic" and answer.retrieval_calls == 1 and answer.raw
+    assert answer.method == "mosaic:signals" and answer.retrieval_calls == 1 and answer.raw
     choice = payload(answer.trace, ExplorationChoice)
     assert choice is not None and choice.fallback is False and choice.source == "analyzer"
     traverse = payloads(answer.trace, TraversalDepth)
@@ -69,7 +69,9 @@ def test_mosaic_records_every_stage_and_its_stats(settings, toy_graph):
 
 def test_malformed_analyzer_output_gives_the_default_policy_marked(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(mosaic_reply("not json at all")))
-    answer = make_method("mosaic", toy_graph, llm).answer("Where is the tidal lantern kept?")
+    answer = make_method("mosaic:signals", toy_graph, llm).answer(
+        "Where is the tidal lantern kept?"
+    )
     step = answer.trace.find("policy")
     assert step.payload.fallback is True and any("default policy" in n for n in step.notes)
     assert stats(answer)["analyzer_fallback"] is True

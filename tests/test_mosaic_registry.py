@@ -14,7 +14,8 @@ from tests.conftest import ScriptedClient, ace_reply
 
 def test_registered_names_and_their_policies():
     assert set(MOSAIC_METHODS) <= set(METHODS)
-    assert spec("mosaic").description.startswith("MOSAIC: analyzer")
+    assert spec("mosaic").description.startswith("MOSAIC: the analyzer's reply is the")
+    assert spec("mosaic:signals").description.startswith("MOSAIC: six analyzer signals")
     for width, policy in FIXED_POLICIES.items():
         assert spec(f"mosaic-fixed:{width}").config(ExplorationPolicy) == policy
     default = spec("mosaic-budget-matched").config(ExplorationPolicy)

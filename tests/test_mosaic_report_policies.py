@@ -111,11 +111,11 @@ def test_diversity_counts_combinations_per_slice_with_n_and_spans():
 def test_diversity_has_a_row_per_analyzer_the_slice_ran():
     medium, wide = FIXED_POLICIES["medium"].to_dict(), FIXED_POLICIES["wide"].to_dict()
     records = [record("mosaic", q, policy=medium) for q in ("a", "b")]
-    records += [record("mosaic:controls", q, policy=p) for q, p in (("a", medium), ("b", wide))]
+    records += [record("mosaic:signals", q, policy=p) for q, p in (("a", medium), ("b", wide))]
     table = policy_diversity({"s": records}).set_index("method")
-    assert list(table.index) == ["mosaic", "mosaic:controls"]
+    assert list(table.index) == ["mosaic", "mosaic:signals"]
     assert table.loc["mosaic", "combinations"] == 1
-    assert table.loc["mosaic:controls", "combinations"] == 2
+    assert table.loc["mosaic:signals", "combinations"] == 2
 
 
 def test_connector_activation_per_question_type():

@@ -90,7 +90,7 @@ def test_slice_runs_reads_whole_slices_from_the_study_and_answers_the_rest(setti
 def test_run_methods_records_match_their_traces(settings, toy_graph):
     llm = LLM(settings, client=ScriptedClient(mosaic_reply()))
     questions = load_dataset("toy").questions[:2]
-    methods = ("mosaic", "mosaic-fixed:narrow", "mosaic-fixed:wide")
+    methods = ("mosaic:signals", "mosaic-fixed:narrow", "mosaic-fixed:wide")
     runs = run_methods(toy_graph, llm, questions, methods, progress=None)
     assert [(r["method"], r["id"]) for r in runs.records] == [
         (m, q.id) for m in methods for q in questions
@@ -102,11 +102,11 @@ def test_run_methods_records_match_their_traces(settings, toy_graph):
             for a in runs.answers[method].values()
         ]
         assert table.loc[method, "paths_evaluated"] == pytest.approx(sum(scored) / 2, abs=1e-3)
-    traces = runs.traces("mosaic", questions)
+    traces = runs.traces("mosaic:signals", questions)
     side = policy_side_by_side(traces)
     assert list(side.columns) == [short_label(q) for q in questions]
     assert set(side.loc[("policy", "per_target")]) == {"True"}  # the scripted comparison
-    assert len(policy_frame(runs.records)) == 2
+    assert len(policy_frame(runs.records, "mosaic:signals")) == 2
 
 
 def test_short_labels_fit_their_width():

@@ -29,7 +29,7 @@ COMMITTED_HASHES = {
     "ace>gap+depth": "529a6b1093001648",
     "hipporag>ace-full": "63ed539fb4aa6e01",
     "hipporag@hierarchical>ace-adaptive": "27ca50bfd67346bc",
-    "mosaic>ace-full": "31146ac00742e21f",
+    "mosaic:signals>ace-full": "6822acf2be5b8386",
 }
 
 BUDGETED = [

@@ -31,7 +31,7 @@ def test_controls_are_registry_names():
     assert knobs.arc_name("direct-cypher", 1, 1, strict=True, grammar=True) == (
         "direct-cypher:grammar+r1p1"
     )
-    assert knobs.mosaic_name("controls") == "mosaic:controls"
+    assert knobs.mosaic_name("signals") == "mosaic:signals"
     assert knobs.ace_name("full") == "ace-full"
     assert knobs.ace_name("POINT", "graphrag") == "ace-fixed:gap+depth+prune@graphrag"
     assert knobs.ace_topology("ace-fixed", "gap+depth+prune") == "POINT"
@@ -134,7 +134,7 @@ def test_controls_open_on_any_method_name():
     pytest.importorskip("ipywidgets")
     names = (
         "mosaic",
-        "mosaic:controls",
+        "mosaic:signals",
         "mosaic-budget-matched:10x2",
         "arcrag:r1p2@openie",
         "arcrag:strict+grammar+r1p2@openie-bare",

@@ -132,6 +132,21 @@ def cmd_grb_score(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def cmd_rename(args: argparse.Namespace) -> int:
+    from ace_lab.cli_commands.errors import UsageError
+    from ace_lab.eval.studies.rename import rename_method
+    from ace_lab.eval.studies.study import study_dir
+    from ace_lab.registry import canonical_name
+
+    pairs = [pair.split("=", 1) for pair in args.pairs]
+    if bad := [p for p, parts in zip(args.pairs, pairs, strict=True) if len(parts) != 2]:
+        raise UsageError(f"{bad[0]!r}: write OLD=NEW, e.g. mosaic=mosaic:signals")
+    directory = study_dir(args.study, load_settings())
+    for old, new in pairs:
+        print(rename_method(directory, old, canonical_name(check_method(new))).line())
+    return 0
+
+
 def cmd_methods(args: argparse.Namespace) -> int:
     import pandas as pd
 

@@ -1,4 +1,4 @@
-"""The paper's analyzer (``mosaic:controls``): the model's reply IS the exploration policy.
+"""The paper's analyzer (``mosaic``): the model's reply IS the exploration policy.
 
 Paper §5, "Policy space and validation": the analyzer starts from conservative defaults and
 emits the bounded controls themselves; unsupported values are rejected, numeric fields clamped
@@ -16,8 +16,8 @@ schema-constrained decoding may write ``"wide"`` for a beam): only that control 
 A reply that is not a JSON object after ``LLM.json``'s retries gives the default policy,
 marked ``fallback``.
 
-Today's analyzer (six signals mapped to controls with floors, :mod:`ace_lab.mosaic.analyzer`)
-stays as ``mosaic`` and its alias ``mosaic:signals``.
+The earlier analyzer (six signals mapped to controls with floors, :mod:`ace_lab.mosaic.analyzer`)
+stays as ``mosaic:signals``.
 """
 
 from __future__ import annotations
@@ -40,11 +40,15 @@ FIXED_CONTROLS: dict[str, Any] = {"patience": 1}
 
 @dataclass(frozen=True)
 class ControlsAnalyzer(Bounded):
-    """Settings of the paper's analyzer (present only in ``mosaic:controls`` configurations)."""
+    """Settings of the paper's analyzer (absent from ``mosaic:signals`` configurations)."""
 
     max_tokens: int = bounded(
         256, lo=64, hi=1024, help="reply tokens of the analyzer call (13 controls; ours)"
     )
+
+
+#: The analyzer ``mosaic`` runs (its default settings).
+PAPER_ANALYZER = ControlsAnalyzer()
 
 
 def _typed(schema: dict[str, Any]) -> Any:

@@ -1,8 +1,8 @@
 """MOSAIC end to end: analyzer policy → seeds → traversal → stopping → selection → answer.
 
 One shared pipeline executes whichever policy a query gets (paper §5): an analyzer's validated
-per-query policy (``mosaic:controls``: the paper's analyzer, whose reply is the policy;
-``mosaic`` = ``mosaic:signals``: six signals mapped to controls), one canonical fixed policy
+per-query policy (``mosaic``: the paper's analyzer, whose reply is the policy;
+``mosaic:signals``: six signals mapped to controls), one canonical fixed policy
 for every query (``mosaic-fixed:narrow|medium|wide``) or a fixed policy matched to MOSAIC's
 mean budget and depth (``mosaic-budget-matched[:<budget>x<depth>]``). The graph, indexes,
 scoring, selection and the shared answer generator are the same for all of them; only the
@@ -25,7 +25,7 @@ from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Evidence, T
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task, generate
 from ace_lab.mosaic.analyzer import PolicyDecision, analyze
-from ace_lab.mosaic.controls import ControlsAnalyzer, analyze_controls
+from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer, analyze_controls
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.scoring import PathScorer
 from ace_lab.mosaic.seeds import ChosenSeeds, select_seeds
@@ -48,7 +48,7 @@ MOSAIC_FAMILIES = ("hierarchical", "openie")
 #: The registered MOSAIC methods (``ace-lab methods`` lists them in this order).
 MOSAIC_METHODS = (
     "mosaic",
-    "mosaic:controls",
+    "mosaic:signals",
     "mosaic-fixed:narrow",
     "mosaic-fixed:medium",
     "mosaic-fixed:wide",
@@ -74,8 +74,8 @@ class MosaicConfig(Bounded):
 
 class Mosaic:
     """MOSAIC over one ``RetrievalGraph``: ``policy=None`` runs an analyzer per query — the
-    paper's (the reply is the policy, :mod:`ace_lab.mosaic.controls`) when ``analyzer`` is
-    given, else today's six-signal mapping (:mod:`ace_lab.mosaic.analyzer`)."""
+    paper's (the reply is the policy, :mod:`ace_lab.mosaic.controls`; the default) or, with
+    ``analyzer=None``, six signals mapped to controls (:mod:`ace_lab.mosaic.analyzer`)."""
 
     def __init__(
         self,
@@ -85,7 +85,7 @@ class Mosaic:
         policy: ExplorationPolicy | None = None,
         config: MosaicConfig | None = None,
         name: str = "mosaic",
-        analyzer: ControlsAnalyzer | None = None,
+        analyzer: ControlsAnalyzer | None = PAPER_ANALYZER,
     ) -> None:
         self.view = GraphView(graph)
         self.llm = llm

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ace_lab.evidence import Evidence, Trace
 from ace_lab.llm import LLM
-from ace_lab.mosaic.controls import ControlsAnalyzer
+from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer
 from ace_lab.mosaic.method import Mosaic, MosaicConfig
 from ace_lab.mosaic.policy import FIXED_POLICIES, ExplorationPolicy
 from ace_lab.retrieval import RetrievalGraph
@@ -45,7 +45,7 @@ class MosaicSource:
         policy: ExplorationPolicy | None = None,
         config: MosaicConfig | None = None,
         name: str = "mosaic",
-        analyzer: ControlsAnalyzer | None = None,
+        analyzer: ControlsAnalyzer | None = PAPER_ANALYZER,
     ) -> None:
         self.name = name
         self.method = Mosaic(graph, llm, policy=policy, config=config, name=name, analyzer=analyzer)

@@ -1,18 +1,19 @@
 """MOSAIC's names: an analyzer's per-query policy or one fixed policy, on either graph.
 
-``mosaic:controls`` (the paper's analyzer: its reply is the bounded policy itself,
-:mod:`ace_lab.mosaic.controls`), ``mosaic`` (today's analyzer: six signals mapped to controls
-with project floors, :mod:`ace_lab.mosaic.analyzer`), ``mosaic-fixed:<narrow|medium|wide>``,
+``mosaic`` (the paper's analyzer: its reply is the bounded policy itself,
+:mod:`ace_lab.mosaic.controls`), ``mosaic:signals`` (six signals mapped to controls with project
+floors, :mod:`ace_lab.mosaic.analyzer`), ``mosaic-fixed:<narrow|medium|wide>``,
 ``mosaic-budget-matched`` (default budget × depth
 :data:`~ace_lab.mosaic.policy.BUDGET_MATCHED_DEFAULT`) or ``mosaic-budget-matched:<b>x<d>``,
 each optionally ``@hierarchical`` (default) or ``@openie``. ``mosaic>narrow`` and
 ``mosaic>12x3`` are other spellings of ``mosaic-fixed:narrow`` and
 ``mosaic-budget-matched:12x3``.
 
-``mosaic:signals`` is another spelling of ``mosaic`` (it resolves to the name ``mosaic``, so the
-same configuration hash and the same records). The committed ``mosaic`` records were produced
-by the signals mapping; ``mosaic`` switches to the controls analyzer once its rerun replaces
-the committed rows, and ``mosaic:signals`` then becomes the mapping's own name.
+``mosaic:controls`` is another spelling of ``mosaic`` (it resolves to the name ``mosaic``, so the
+same configuration hash and the same records). Records written while ``mosaic`` named the
+signals mapping and ``mosaic:controls`` the paper's analyzer were renamed to the names they have
+now by ``ace-lab rename`` (:mod:`ace_lab.eval.studies.rename`), which checks that each renamed
+record's configuration hash is the new name's configuration under its old name.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from ace_lab.bounded import Bounded
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.mosaic.controls import ControlsAnalyzer
+from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer
 from ace_lab.mosaic.method import (
     MOSAIC_FAMILIES,
     MOSAIC_HEADS,
@@ -41,12 +42,8 @@ from ace_lab.registry.names import MethodName, parse
 from ace_lab.retrieval import RetrievalGraph
 
 _BUDGET = re.compile(r"(\d+)x(\d+)")
-#: The analyzer of each ``mosaic:<variant>`` ("" and "signals": the six-signal mapping).
-ANALYZER_VARIANTS: dict[str, ControlsAnalyzer | None] = {
-    "": None,
-    "signals": None,
-    "controls": ControlsAnalyzer(),
-}
+#: The analyzer of each ``mosaic:<variant>`` ("": the paper's; "signals": the six-signal mapping).
+ANALYZER_VARIANTS: dict[str, ControlsAnalyzer | None] = {"": PAPER_ANALYZER, "signals": None}
 _USAGE = (
     "use mosaic, mosaic:controls, mosaic:signals, mosaic-fixed:<narrow|medium|wide>, "
     "mosaic-budget-matched[:<budget>x<depth>] "
@@ -60,9 +57,9 @@ def is_mosaic(head: str) -> bool:
 
 
 def canonical(parts: MethodName) -> MethodName:
-    """``mosaic>width``, ``mosaic>BxD`` and ``mosaic:signals`` written the canonical way;
+    """``mosaic>width``, ``mosaic>BxD`` and ``mosaic:controls`` written the canonical way;
     others unchanged."""
-    if parts.head == "mosaic" and parts.variant == "signals" and not parts.policy:
+    if parts.head == "mosaic" and parts.variant == "controls" and not parts.policy:
         return MethodName("mosaic", "", parts.family)
     if not parts.policy:
         return parts
@@ -77,9 +74,9 @@ def _policy(parts: MethodName) -> tuple[ExplorationPolicy | None, str]:
     """The fixed policy of a MOSAIC name (None: the analyzer's) and its description."""
     head, arg, family = parts.head, parts.variant, parts.family or "hierarchical"
     if head == "mosaic" and not arg:
-        return None, f"MOSAIC: analyzer → per-query exploration policy ({family})"
-    if head == "mosaic" and arg == "controls":
-        return None, f"MOSAIC: the paper's analyzer, its reply is the policy ({family})"
+        return None, f"MOSAIC: the analyzer's reply is the per-query policy ({family})"
+    if head == "mosaic" and arg == "signals":
+        return None, f"MOSAIC: six analyzer signals mapped to the policy ({family})"
     if head == "mosaic-fixed" and arg in FIXED_POLICIES:
         policy = FIXED_POLICIES[arg]
         return policy, f"MOSAIC pipeline, Fixed {arg.title()} ({policy.label})"

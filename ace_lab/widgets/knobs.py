@@ -3,8 +3,8 @@
 Every setting a person can move in the explorer is one method name, so each answer is made by
 :func:`ace_lab.registry.make_method` and goes through the same harness as ``ace-lab run``:
 
-- MOSAIC: the analyzer's per-query policy (``mosaic``, or the paper's analyzer that writes the
-  controls itself, ``mosaic:controls``), one fixed width
+- MOSAIC: the analyzer's per-query policy (the paper's, whose reply is the controls, ``mosaic``,
+  or six signals mapped to the controls, ``mosaic:signals``), one fixed width
   (``mosaic-fixed:narrow``) or a fixed evidence budget × depth cap
   (``mosaic-budget-matched:12x3``);
 - ArcRAG: the head (which stages run), the switches ``strict`` (no scan template, no
@@ -30,7 +30,7 @@ from ace_lab.registry import MethodName, canonical_name
 from ace_lab.registry.ace import at_budget, split_variant
 
 #: MOSAIC's policy choices: the analyzer, the fixed widths, or budget × depth.
-MOSAIC_WIDTHS = ("analyzer", "controls", *FIXED_POLICIES, "budget")
+MOSAIC_WIDTHS = ("analyzer", "signals", *FIXED_POLICIES, "budget")
 #: ArcRAG's stage choices (name heads) and graph families.
 ARC_HEAD_CHOICES = tuple(ARC_HEADS)
 ARC_FAMILY_CHOICES = tuple(ARC_FAMILIES)
@@ -59,13 +59,14 @@ def mosaic_name(
     budget: int = BUDGET_MATCHED_DEFAULT[0],
     depth: int = BUDGET_MATCHED_DEFAULT[1],
 ) -> str:
-    """``mosaic``, ``mosaic-fixed:<width>`` or ``mosaic-budget-matched:<budget>x<depth>``."""
+    """``mosaic``, ``mosaic:signals``, ``mosaic-fixed:<width>`` or
+    ``mosaic-budget-matched:<budget>x<depth>``."""
     if width not in MOSAIC_WIDTHS:
         raise ValueError(f"unknown MOSAIC width {width!r}; use one of {MOSAIC_WIDTHS}")
     if width == "analyzer":
         return "mosaic"
-    if width == "controls":
-        return "mosaic:controls"
+    if width == "signals":
+        return "mosaic:signals"
     if width == "budget":
         return canonical_name(f"mosaic>{budget}x{depth}")
     return canonical_name(f"mosaic>{width}")

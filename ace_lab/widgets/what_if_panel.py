@@ -149,7 +149,7 @@ class Controls:
                 self.budget.value, self.depth.value = int(budget), int(depth)
             widths = {"mosaic": "analyzer", "mosaic-budget-matched": "budget"}
             width = widths.get(parts.head, parts.variant)
-            self.width.value = "controls" if parts.variant == "controls" else width
+            self.width.value = "signals" if parts.variant == "signals" else width
             self.tabs.selected_index = 0
         elif parts.head in knobs.ARC_HEAD_CHOICES:
             switches, label = variant_tokens(str(parts), parts.variant)

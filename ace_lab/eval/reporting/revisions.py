@@ -3,7 +3,7 @@ row it replaces, per slice.
 
 A revision is a pair of method names with the one change between them, e.g. ``ace-full:b1500``
 for ``ace-full`` (the adaptation at the baselines' 1,500-token budget instead of 2,400) or
-``mosaic:controls`` for ``mosaic`` (the analyzer writes the controls instead of signals mapped to
+``mosaic`` for ``mosaic:signals`` (the analyzer writes the controls instead of signals mapped to
 them). :func:`revision_table` pairs the two on the questions both answered in each slice: EM and
 F1 of each, the F1 difference with its seeded paired-bootstrap interval and exact sign-flip p,
 Holm-adjusted over every comparison of the table (one family: "did any revision change its

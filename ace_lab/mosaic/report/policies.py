@@ -200,9 +200,9 @@ def _span(values: pd.Series) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-#: MOSAIC's two analyzers, as :func:`policy_diversity` reports them: today's six signals mapped
-#: to the controls (``mosaic``) and the paper's, whose reply is the controls (``mosaic:controls``).
-ANALYZERS = ("mosaic", "mosaic:controls")
+#: MOSAIC's two analyzers, as :func:`policy_diversity` reports them: the paper's, whose reply is
+#: the controls (``mosaic``), and six signals mapped to the controls (``mosaic:signals``).
+ANALYZERS = ("mosaic", "mosaic:signals")
 
 
 def policy_diversity(slices: Mapping[str, Any], methods: Sequence[str] = ANALYZERS) -> pd.DataFrame:
