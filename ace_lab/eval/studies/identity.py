@@ -69,7 +69,12 @@ def _omit_defaults(config: Any, described: dict[str, Any]) -> None:
 
 def config_hash(method: str) -> str:
     """A stable hash of ``method``'s resolved configuration (:func:`method_configuration`)."""
-    text = json.dumps(method_configuration(method), sort_keys=True, separators=(",", ":"))
+    return hash_of(method_configuration(method))
+
+
+def hash_of(described: dict[str, Any]) -> str:
+    """The configuration hash of a description shaped like :func:`method_configuration`'s."""
+    text = json.dumps(described, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_DIGITS]
 
 

@@ -20,14 +20,13 @@ touched: ``ace-lab report`` and ``make reproduce`` remake them from the records.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ace_lab.eval.studies.identity import HASH_DIGITS, config_hash, method_configuration
+from ace_lab.eval.studies.identity import config_hash, hash_of, method_configuration
 from ace_lab.eval.studies.jsonl import ERRORS_SUFFIX, ResultsError, read_jsonl
 from ace_lab.eval.studies.study import MANIFEST, _manifest_of, _write_json_atomic, safe_name
 
@@ -54,9 +53,7 @@ class Renamed:
 
 def hash_under(method: str, name: str) -> str:
     """The configuration hash ``method``'s configuration would have under the name ``name``."""
-    described = method_configuration(method) | {"method": name}
-    text = json.dumps(described, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_DIGITS]
+    return hash_of(method_configuration(method) | {"method": name})
 
 
 def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
