@@ -92,7 +92,7 @@ def composition_table(
                     "composed": _mean(a["accuracy"]),
                     "part alone": _mean(b["accuracy"]),
                     "Δ": test.mean_diff,
-                    "Δ [95% CI]": f"{test.mean_diff:+.3f} [{test.low:+.3f}, {test.high:+.3f}]",
+                    "Δ [95% CI]": test.interval,
                     "p": test.p_value,
                     # exact match means nothing against a sentence-long gold answer
                     "EM composed": _mean(a["em"]) if metric == "f1" else float("nan"),

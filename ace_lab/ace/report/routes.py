@@ -112,7 +112,7 @@ def paired_table(routes: pd.DataFrame, a: str = "fewshot", b: str = "paper") -> 
                 "comparison": f"{a} − {b}",
                 "n": len(pick),
                 "accuracy diff": diff.mean_diff,
-                "diff [95% CI]": f"{diff.mean_diff:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]",
+                "diff [95% CI]": diff.interval,
                 "p_permutation": permutation_test(x, y),
             }
         )

@@ -84,8 +84,7 @@ def _against_typed(cell: pd.DataFrame, typed: pd.DataFrame, seed: int) -> dict[s
         return {"n_paired": 0, "ΔF1 vs typed [95% CI]": "", "p": math.nan}
     a, b = (pd.to_numeric(pairs[c], errors="coerce") for c in ("f1", "f1_typed"))
     d = paired_bootstrap(a, b, seed=seed)
-    ci = f"{d.mean_diff:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
-    return {"n_paired": d.n, "ΔF1 vs typed [95% CI]": ci, "p": d.p_value}
+    return {"n_paired": d.n, "ΔF1 vs typed [95% CI]": d.interval, "p": d.p_value}
 
 
 def family_table(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:

@@ -241,7 +241,7 @@ def paired_tests(
                 "diff": boot.mean_diff,
                 "diff_low": boot.low,
                 "diff_high": boot.high,
-                "diff [95% CI]": f"{boot.mean_diff:+.3f} [{boot.low:+.3f}, {boot.high:+.3f}]",
+                "diff [95% CI]": boot.interval,
                 "p_permutation": boot.p_value,
                 "p_holm": math.nan,
                 "sd_diff": sd,

@@ -48,8 +48,13 @@ class PairedInterval:
     p_value: float
     n: int
 
+    @property
+    def interval(self) -> str:
+        """``+0.083 [-0.102, +0.271]``: the difference and its interval, as tables show them."""
+        return f"{self.mean_diff:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
     def __str__(self) -> str:
-        return f"{self.mean_diff:+.3f} [{self.low:+.3f}, {self.high:+.3f}] p={self.p_value:.3g}"
+        return f"{self.interval} p={self.p_value:.3g}"
 
 
 def _vector(values: ArrayLike) -> np.ndarray:
