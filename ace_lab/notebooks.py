@@ -197,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
             extra[name] = value
     for notebook in args.notebooks:
         params = (smoke_parameters(notebook.stem) if args.smoke else {}) | extra
-        # A batch run leaves no model server behind: a notebook that can stop the one it
-        # started is told to (an explicit -p stop_server=false keeps it).
+        # A batch run leaves behind no model server it started: a notebook that can stop the
+        # one it started is told to (server.stop_own: one serving before the run keeps serving;
+        # an explicit -p stop_server=false keeps any).
         if "stop_server" in parameter_defaults(notebook):
             params = {"stop_server": True} | params
         start = time.perf_counter()

@@ -9,8 +9,8 @@ Builds synthetic graphs with the shape of the committed ones (:mod:`bench.synthe
 no LLM, a hash embedder instead of MiniLM) at 10^3..10^5 nodes (``--full`` adds 10^6), then
 per size:
 
-- runs every method family (naive, hirag, lightrag, graphrag, hipporag, mosaic, ace-full,
-  arcrag) on ``--queries`` questions with an LLM that answers instantly from a script, so the
+- runs every method family (naive, hirag, lightrag, graphrag, hipporag, mosaic with either
+  analyzer, ace-full, arcrag) on ``--queries`` questions with an LLM that answers instantly from a script, so the
   wall time of a query *is* its non-LLM time (seed search, traversal, PPR, Cypher through the
   store, context assembly); the first question of each method is a warm-up, untimed, and
   the median of the rest is reported;
@@ -52,7 +52,8 @@ from bench import record
 from bench.graph_scale_results import save
 from bench.synthetic_graph import FAMILIES, HashEmbedder
 
-METHODS = ("naive", "hirag", "lightrag", "graphrag", "hipporag", "mosaic", "ace-full", "arcrag")
+METHODS = ("naive", "hirag", "lightrag", "graphrag", "hipporag", "mosaic", "mosaic:signals",
+           "ace-full", "arcrag")
 QA = "Reasoning: x\nResult: [FINAL_ANSWER] y [/FINAL_ANSWER]"
 ARC_PHRASES = {
     "rewrite a question for retrieval": "rewrite",
@@ -104,6 +105,21 @@ def instant_reply(names: list[str]) -> Any:
         "anchoring": "specific",
         "breadth": "narrow",
     }
+    controls = {  # the paper's analyzer's reply: the policy itself, within its bounds
+        "seed_count": 6,
+        "per_target": True,
+        "targets": names[:2],
+        "max_depth": 3,
+        "min_depth": 2,
+        "beam_width": 12,
+        "connectors": True,
+        "stop_threshold": "deep",
+        "evidence_budget": 12,
+        "preservation_floor": 4,
+        "cardinality": "single",
+        "anchored": True,
+        "source_window": 1,
+    }
     plan = {
         "analysis": "x",
         "queries": [
@@ -119,7 +135,7 @@ def instant_reply(names: list[str]) -> Any:
         if "Retrieval Planner" in system or "rewrite a query" in system:
             return json.dumps(plan)
         if "MOSAIC query analyzer" in system:
-            return json.dumps(signals)
+            return json.dumps(controls if "write the retrieval policy" in system else signals)
         for phrase, key in ARC_PHRASES.items():
             if phrase in system:
                 return json.dumps(arc[key])

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from ace_lab.graph.seeds import build_seed_indexes
+from ace_lab.mosaic.analyzer import ANALYZER_PROMPT, decide
+from ace_lab.mosaic.controls import CONTROLS_PROMPT, decide_controls
+from ace_lab.prompts import load_prompt
 from ace_lab.retrieval import RetrievalGraph
-from bench.graph_scale import time_methods
+from bench.graph_scale import instant_reply, time_methods
 from bench.synthetic_graph import FAMILIES, HashEmbedder
 
 
@@ -32,3 +36,13 @@ def test_every_family_is_timed_with_an_instant_llm(tmp_path):
     out = time_methods(graphs, ["naive", "hirag", "hipporag"], 2, tmp_path, cap_s=60)
     assert set(out) == {"naive", "hirag", "hipporag"}
     assert all(0 < ms < 60_000 for ms in out.values())
+
+
+def test_each_mosaic_analyzer_is_played_a_reply_it_accepts():
+    """Regression: the script played the six-signal reply to the paper's analyzer too, so the
+    `mosaic` row timed a policy made of defaults, not one the analyzer wrote."""
+    reply = instant_reply(["Alpha", "Beta"])
+    for prompt, decide_reply in ((CONTROLS_PROMPT, decide_controls), (ANALYZER_PROMPT, decide)):
+        played = reply({"messages": load_prompt(prompt).messages(query="Alpha or Beta?")})
+        decision = decide_reply(json.loads(played))
+        assert not decision.fallback and decision.adjustments == ()  # taken as written

@@ -264,3 +264,30 @@ def test_a_start_holds_the_port_lock_from_choosing_the_port_until_healthy(
     assert port_lock in seen["port chosen"] and port_lock in seen["healthy"]
     assert not Path(port_lock).is_relative_to(settings.cache_dir)  # shared by every checkout
     assert info.port == settings.llm.port and held == []
+
+
+def test_stop_own_ends_only_a_server_this_process_launched(settings, monkeypatch) -> None:
+    """Regression: a batch run of the notebooks (`stop_server=True`) stopped the server a user
+    or a queue was already using; it may end only the one it started."""
+    port = settings.llm.port
+    serving_before, launched = _decoy(port), _decoy(port)
+    try:
+        ticks = server.proc_start_ticks(serving_before.pid)
+        state = _write_state(settings, serving_before.pid, port=port, proc_start=ticks)
+        assert server.stop_own(settings) is False
+        assert serving_before.poll() is None and state.exists()  # kept serving, still found
+        state.unlink()
+        monkeypatch.setattr(server, "status", lambda *a, **k: None)
+        monkeypatch.setattr(server, "_await_starting", lambda *a, **k: None)
+        monkeypatch.setattr(server, "prepare_model", lambda tier, model_dir: Path("/m.gguf"))
+        monkeypatch.setattr(server, "_port_free", lambda port: True)
+        monkeypatch.setattr(server.subprocess, "Popen", lambda *a, **k: launched)
+        monkeypatch.setattr(server, "_wait_healthy", lambda *a, **k: None)
+        assert server.start(settings).pid == launched.pid
+        assert server.stop_own(settings) is True
+        assert launched.wait(timeout=15) == -signal.SIGTERM and not state.exists()
+        assert serving_before.poll() is None
+    finally:
+        for proc in (serving_before, launched):
+            proc.kill()
+            proc.wait()

@@ -42,6 +42,8 @@ from ace_lab.llm.serving import HOST
 SERVER_MODULE = "ace_lab.llm.server"
 #: No prompt-prefix reuse: llama.cpp is not batch-invariant (``bench/answer_determinism.py``).
 PROMPT_CACHE = ServingOptions().prompt_cache
+#: Pids of the servers this process launched: :func:`stop_own` ends only these.
+_LAUNCHED: set[int] = set()
 
 
 class ServerError(RuntimeError):
@@ -270,6 +272,7 @@ def _launch(
             proc.poll()  # reap it
             _state_path(settings, tier).unlink(missing_ok=True)
             raise
+    _LAUNCHED.add(info.pid)
     return info
 
 
@@ -324,10 +327,21 @@ def stop(settings: Settings, tier: str | None = None) -> bool:
     info = _read_state(path)
     if info is None:
         return False
+    _LAUNCHED.discard(info.pid)
     try:
         return _pid_alive(info.pid) and _terminate(info.pid, verify=lambda: is_our_server(info))
     finally:
         path.unlink(missing_ok=True)
+
+
+def stop_own(settings: Settings, tier: str | None = None) -> bool:
+    """Stop the server for ``tier`` only if this process launched it; True if it did.
+
+    A notebook asked to leave no server behind must not end one that was serving before it
+    ran (a user's, or a queue's that a batch run of the notebooks shares).
+    """
+    info = _read_state(_state_path(settings, tier or settings.llm.tier))
+    return info is not None and info.pid in _LAUNCHED and stop(settings, tier)
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - server process
