@@ -10,10 +10,10 @@ no LLM, a hash embedder instead of MiniLM) at 10^3..10^5 nodes (``--full`` adds 
 per size:
 
 - runs every method family (naive, hirag, lightrag, graphrag, hipporag, mosaic with either
-  analyzer, ace-full, arcrag) on ``--queries`` questions with an LLM that answers instantly from a script, so the
-  wall time of a query *is* its non-LLM time (seed search, traversal, PPR, Cypher through the
-  store, context assembly); the first question of each method is a warm-up, untimed, and
-  the median of the rest is reported;
+  analyzer, ace-full, arcrag) on ``--queries`` questions with an LLM that answers instantly
+  from a script, so the wall time of a query *is* its non-LLM time (seed search, traversal,
+  PPR, Cypher through the store, context assembly); the first question of each method is a
+  warm-up, untimed, and the median of the rest is reported;
 - loads the typed graph into the embedded FalkorDB and into a FalkorDB server on a loopback
   TCP port (the bundled ``redis-server`` + module), timing the load and reading the store's
   ``used_memory``, and times three reads ArcRAG issues (anchor lookup, anchor neighbourhood,
@@ -52,8 +52,17 @@ from bench import record
 from bench.graph_scale_results import save
 from bench.synthetic_graph import FAMILIES, HashEmbedder
 
-METHODS = ("naive", "hirag", "lightrag", "graphrag", "hipporag", "mosaic", "mosaic:signals",
-           "ace-full", "arcrag")
+METHODS = (
+    "naive",
+    "hirag",
+    "lightrag",
+    "graphrag",
+    "hipporag",
+    "mosaic",
+    "mosaic:signals",
+    "ace-full",
+    "arcrag",
+)
 QA = "Reasoning: x\nResult: [FINAL_ANSWER] y [/FINAL_ANSWER]"
 ARC_PHRASES = {
     "rewrite a question for retrieval": "rewrite",
