@@ -3,6 +3,8 @@ the toy graph (scripted model), and the committed tables' producer."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -11,13 +13,13 @@ from ace_lab.data import load_dataset
 from ace_lab.eval.studies.record import record
 from ace_lab.llm import LLM
 from ace_lab.mosaic.counterfactual import FLIPS, Replayer
+from ace_lab.mosaic.report import regenerate
 from ace_lab.mosaic.report.counterfactuals import (
     RECORDED,
     TABLE_COLUMNS,
     counterfactual_rows,
     counterfactual_table,
 )
-from ace_lab.mosaic.report.regenerate import archive_path
 from ace_lab.registry import make_method
 from tests.conftest import ScriptedClient, mosaic_reply
 
@@ -79,5 +81,33 @@ def test_answers_count_only_where_computed_for_a_changed_context(toy_graph, toy_
 
 def test_an_empty_slice_gives_an_empty_table_and_archives_are_per_study():
     assert list(counterfactual_table(pd.DataFrame()).columns) == TABLE_COLUMNS
-    assert archive_path("s1").name == "05_counterfactuals_s1.jsonl"
-    assert archive_path("s1").parent.name == "responses"
+    assert regenerate.archive_path("s1").name == "05_counterfactuals_s1.jsonl"
+    assert regenerate.archive_path("s1").parent.name == "responses"
+
+
+def test_answers_replay_as_the_records_model_and_a_live_other_model_is_named(tmp_path, capsys):
+    recorded = "local:qwen1.5b:gguf:weights+llama-server:another-build"
+    study = tmp_path / "s1"
+    study.mkdir()
+    manifest = {"dataset": "toy", "methods": {"mosaic": {"model_identity": recorded}}}
+    (study / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    settings = Settings(
+        results_dir=tmp_path, cache_dir=tmp_path / "cache", model_dir=load_settings().model_dir
+    )
+    # Replaying, the archive's keys are the records' model's whatever this machine's build is.
+    assert regenerate.answering_llm("s1", settings, call_model=False).model_identity == recorded
+    live = regenerate.answering_llm("s1", settings, call_model=True)
+    assert live.model_identity != recorded
+    assert f"not {recorded}, the model of its mosaic records" in capsys.readouterr().err
+
+
+def test_answering_one_study_keeps_every_slice_in_the_policy_diversity(monkeypatch, tmp_path):
+    monkeypatch.setattr(regenerate, "mosaic_studies", lambda settings: ["a", "b"])
+    monkeypatch.setattr(regenerate, "study_rows", lambda study, settings, answer: pd.DataFrame())
+    monkeypatch.setattr(regenerate, "_analyzer_records", lambda study, settings: study)
+    monkeypatch.setattr(regenerate, "policy_diversity", lambda slices: sorted(slices))
+    tables = regenerate.counterfactual_tables(Settings(results_dir=tmp_path), ["a"], "off")
+    assert tables[regenerate.POLICY_DIVERSITY] == ["a", "b"]
+    assert [stem for stem in tables if stem != regenerate.POLICY_DIVERSITY] == [
+        f"a/{regenerate.COUNTERFACTUALS}"
+    ]

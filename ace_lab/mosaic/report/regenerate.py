@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,7 +27,7 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.eval.reporting.export import export_table
-from ace_lab.eval.studies.study import load_results, results_path
+from ace_lab.eval.studies.study import load_results, read_manifest, results_path
 from ace_lab.llm import LLM, LLMError, get_llm
 from ace_lab.llm.replay import REPLAY_ONLY_ENV, replaying
 from ace_lab.methods.generate import Task
@@ -89,23 +90,45 @@ def counterfactual_tables(
     answers: AnswerMode = "archive",
     tier: str | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Table stem (relative to results/) → table: each study's counterfactuals and the pooled
-    policy diversity. ``answers``: ``archive`` (only where the study's archive exists, no model
-    call), ``model`` (cache, archive, then the model) or ``off``."""
+    """Table stem (relative to results/) → table: each of ``studies``' counterfactuals and the
+    policy diversity of every study with ``mosaic`` records. ``answers``: ``archive`` (only where
+    the study's archive exists, no model call), ``model`` (cache, archive, then the model) or
+    ``off``."""
     settings = settings or load_settings()
-    studies = list(studies) if studies is not None else mosaic_studies(settings)
+    every = mosaic_studies(settings)
+    studies = list(studies) if studies is not None else every
     out: dict[str, pd.DataFrame] = {}
     for study in studies:
         archive = archive_path(study)
         make = None
         if answers == "model" or (answers == "archive" and archive.is_file()):
-            llm = get_llm(load_settings(tier=tier) if tier else settings)
+            llm = answering_llm(study, settings, answers == "model", tier)
             make = answerer(llm, archive, answers == "model")
         rows = study_rows(study, settings, answer=make)
         out[f"{study}/{COUNTERFACTUALS}"] = counterfactual_table(rows)
-    slices = {study: _analyzer_records(study, settings) for study in studies}
+    # Diversity is pooled over every slice, so answering one study leaves the other rows be.
+    slices = {study: _analyzer_records(study, settings) for study in every}
     out[POLICY_DIVERSITY] = policy_diversity(slices)
     return out
+
+
+def answering_llm(study: str, settings: Settings, call_model: bool, tier: str | None = None) -> LLM:
+    """The model that answers under ``study``'s flips. Replaying (no model call), one keyed as
+    the model that answered the study's ``mosaic`` records (the manifest's identity), so the
+    archive replays on any machine whatever its local build; calling the model, the configured
+    one, with a warning when it is not the records' model (an answer change then mixes the flip
+    with another model's or build's decoding)."""
+    recorded = read_manifest(study, settings)["methods"].get("mosaic", {}).get("model_identity")
+    if not call_model and recorded:
+        return LLM(settings, model_identity=recorded)
+    llm = get_llm(load_settings(tier=tier) if tier else settings)
+    if recorded and llm.model_identity != recorded:
+        print(
+            f"warning: {study}: answering with {llm.model_identity}, not {recorded}, the model "
+            "of its mosaic records",
+            file=sys.stderr,
+        )
+    return llm
 
 
 def _analyzer_records(study: str, settings: Settings) -> pd.DataFrame:
