@@ -34,3 +34,20 @@ def test_view_colours_never_repeat_within_a_view():
     assert colours["Entity"] == viz.LABEL_COLOURS["Entity"]
     assert viz.view_colours(labels) == viz.view_colours(list(reversed(labels)))  # order-free
     assert viz.view_colours(["depth"], viz.BRANCH_COLOURS) == {"depth": viz.BRANCH_COLOURS["depth"]}
+
+
+def test_method_colours_are_fixed_by_head_and_distinct_within_a_figure():
+    from ace_lab.viz.palette import METHOD_COLOURS, SERIES_COLOURS, method_colours
+
+    assert len(set(SERIES_COLOURS)) == len(SERIES_COLOURS) == 20
+    eleven = ["naive", "hirag", "hipporag@hierarchical", "ace-adaptive", "mosaic"]
+    eleven += ["mosaic:signals", "mosaic-fixed:narrow", "mosaic-fixed:medium"]
+    eleven += ["mosaic-fixed:wide", "mosaic-budget-matched:12x2", "mosaic:signals>ace-adaptive"]
+    colours = method_colours(eleven)
+    assert len(set(colours.values())) == 11
+    assert colours["ace-adaptive"] == METHOD_COLOURS["ace-adaptive"]
+    assert (
+        method_colours(["ace-full", "naive"])["ace-full"]
+        == method_colours(["ace-full"])["ace-full"]
+    )
+    assert method_colours(eleven) == colours  # the same ids, the same colours

@@ -3,6 +3,8 @@
 One colour per node label, evidence branch, evidence kind and retrieval pass, so the same thing
 reads the same way in every notebook, every pyvis view and every matplotlib figure. Anything
 without a fixed colour gets a stable one from its name (the same name, the same colour, always).
+Methods have their own fixed colours (:data:`METHOD_COLOURS`, by head) and a figure with many
+series takes distinct colours from :data:`SERIES_COLOURS` (:func:`method_colours`).
 """
 
 from __future__ import annotations
@@ -119,3 +121,63 @@ def pale(colour: str, amount: float = 0.7) -> str:
     rgb = [int(colour.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
     mixed = [round(c + (255 - c) * amount) for c in rgb]
     return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+#: Twenty distinct colours for figures with many series (tab10, then darker and lighter hues
+#: that none of tab10's resembles closely), so a legend of up to twenty entries never repeats.
+SERIES_COLOURS: tuple[str, ...] = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#f7b6d2",
+    "#c7c7c7",
+)
+#: One colour per method head, the same in every figure (``ace-full`` is always red).
+METHOD_COLOURS: dict[str, str] = {
+    "naive": "#7f7f7f",
+    "hirag": "#1f77b4",
+    "graphrag": "#17becf",
+    "lightrag": "#bcbd22",
+    "hipporag": "#2ca02c",
+    "ace-full": "#d62728",
+    "ace-adaptive": "#ff7f0e",
+    "ace-fixed": "#8c564b",
+    "arcrag": "#9467bd",
+    "direct-cypher": "#e377c2",
+    "mosaic": "#393b79",
+    "auto": "#000000",
+}
+
+
+def method_colours(methods: Iterable[str]) -> dict[str, str]:
+    """A colour per method id of one figure, all different: a head's fixed colour
+    (:data:`METHOD_COLOURS`) for the id that is exactly the head, and for every other id
+    (variants, compositions, unknown heads) a stable colour from :data:`SERIES_COLOURS` that no
+    other id of the figure has; past twenty ids colours repeat, in order."""
+    ids = list(dict.fromkeys(methods))
+    out = {m: METHOD_COLOURS[m] for m in ids if m in METHOD_COLOURS}
+    for method in ids:
+        if method in out:
+            continue
+        taken = set(out.values())
+        count = len(SERIES_COLOURS)
+        start = zlib.crc32(method.encode("utf-8")) % count
+        free = [SERIES_COLOURS[(start + k) % count] for k in range(count)]
+        free = [c for c in free if c not in taken]
+        out[method] = free[0] if free else SERIES_COLOURS[len(out) % count]
+    return out
