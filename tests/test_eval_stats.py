@@ -24,7 +24,7 @@ from ace_lab.eval.statistics.exact import (
     sign_flip_p,
 )
 from ace_lab.eval.statistics.pooled import pooled_sd, stratified_paired
-from ace_lab.eval.statistics.power import min_detectable_difference, pairs_needed
+from ace_lab.eval.statistics.power import min_detectable_difference, pairs_needed, t_sum
 
 
 def _normal(n: int, seed: int) -> np.ndarray:
@@ -199,13 +199,27 @@ def test_two_seeds_give_bounds_within_001_on_a_realistic_n20_case():
 
 
 # ------------------------------------------------------------------------ power and pooling
-def test_minimal_detectable_difference_and_pairs_needed():
-    # (1.96 + 0.8416) * 0.3 / sqrt(20) = 0.1879
-    assert min_detectable_difference(0.3, 20) == pytest.approx(0.18794, abs=1e-4)
-    assert pairs_needed(0.3, 0.05) == 283  # ceil((2.8016 * 0.3 / 0.05) ** 2)
-    assert min_detectable_difference(0.3, int(pairs_needed(0.3, 0.05))) <= 0.05
+def test_minimal_detectable_difference_uses_t_quantiles():
+    # t tables, 19 degrees of freedom: t_0.975 = 2.0930, t_0.80 = 0.8610;
+    # (2.0930 + 0.8610) * 0.3 / sqrt(20) = 0.19815 (the normal quantiles gave 0.1879)
+    assert min_detectable_difference(0.3, 20) == pytest.approx(0.19815, abs=1e-4)
+    # 9 degrees of freedom: t_0.975 = 2.2622, t_0.80 = 0.8834; 3.1456 * 0.426 / sqrt(10) = 0.4237
+    assert min_detectable_difference(0.426, 10) == pytest.approx(0.4237, abs=1e-4)
+    assert t_sum(10) == pytest.approx(3.1456, abs=1e-4)
     assert math.isnan(min_detectable_difference(float("nan"), 20))
-    assert math.isnan(pairs_needed(0.3, 0.0))
+    assert math.isnan(min_detectable_difference(0.3, 1))  # no degrees of freedom
+    with pytest.raises(ValueError, match="two pairs"):
+        t_sum(1)
+
+
+def test_pairs_needed_is_the_fewest_pairs_reaching_the_target():
+    # the normal formula's ceil((2.8016 * 0.3 / 0.05) ** 2) = 283 is short of the t test's power
+    need = int(pairs_needed(0.3, 0.05))
+    assert need == 285 and pairs_needed(0.3) == need  # 0.05 is the default target
+    assert min_detectable_difference(0.3, need) <= 0.05 < min_detectable_difference(0.3, need - 1)
+    assert pairs_needed(0.3, -0.05) == need  # the sign of the target does not matter
+    assert pairs_needed(0.0, 0.05) == 2
+    assert math.isnan(pairs_needed(0.3, 0.0)) and math.isnan(pairs_needed(float("nan"), 0.05))
 
 
 def test_stratified_paired_pools_slices():
@@ -214,11 +228,11 @@ def test_stratified_paired_pools_slices():
     pooled = stratified_paired(slices)
     union = np.concatenate([a - b for a, b in slices])
     assert pooled.mean_diff == pytest.approx(union.mean())
-    assert pooled.n == 30 and pooled.slices == 2
+    assert pooled.n == 30 and pooled.slices == 2 and pooled.sizes == (20, 10)
     assert pooled.low < pooled.mean_diff < pooled.high
     assert pooled.p_value == sign_flip_p(union)
     # within-slice spread: the slices' different levels do not inflate the sd
     assert pooled.sd == pytest.approx(pooled_sd([a - b for a, b in slices]))
     assert pooled.sd < 0.5
     empty = stratified_paired([(np.array([]), np.array([]))])
-    assert empty.n == 0 and math.isnan(empty.mean_diff)
+    assert empty.n == 0 and math.isnan(empty.mean_diff) and empty.sizes == ()

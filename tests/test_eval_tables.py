@@ -12,6 +12,7 @@ from ace_lab.eval.metrics.context_stats import CONTEXT_COLUMNS, ORIGIN_COLUMNS
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import tables
 from ace_lab.eval.statistics.exact import holm
+from ace_lab.eval.statistics.power import min_detectable_difference
 from tests.conftest import result_record, synthetic_results
 
 
@@ -37,10 +38,24 @@ def test_main_table_and_paired_tests():
     # extreme, exactly (the zeros do not count)
     assert paired["p_permutation"] == 0.5
     assert paired["p_holm"] == 0.5  # one comparison: nothing to adjust
-    assert paired["mde"] == pytest.approx(2.8016 * paired["sd_diff"] / math.sqrt(5), rel=1e-4)
+    # differences (+1, 0, 0, +1, 0): sd = sqrt(0.3) = 0.5477; t with 4 degrees of freedom:
+    # (2.7764 + 0.9410) * 0.5477 / sqrt(5) = 0.9106
+    assert paired["sd_diff"] == pytest.approx(math.sqrt(0.3))
+    assert paired["mde"] == pytest.approx(0.9106, abs=1e-4)
     assert paired["n_for_+0.05"] > 5
     assert set(tables.PAIRED_VIEW) <= set(paired.index)
     assert "p_bootstrap" not in paired.index  # 2–6x too small at this n: not reported
+
+
+def test_main_table_gives_proportions_wilson_intervals_and_continuous_scores_the_bootstrap():
+    df = synthetic_results()
+    main = tables.main_table(df).set_index("method")
+    fixed = main.loc[main.index[main["EM"] == 0][0]]  # a fixed-policy run: EM 0 on all six
+    assert fixed["EM [95% CI]"] == "0.000 [0.000, 0.390]"  # Wilson 0/6, not [0.000, 0.000]
+    # its F1 (0.1 ... 0.6) is continuous: a bootstrap interval inside the observed range
+    assert 0.1 <= fixed["F1_low"] < fixed["F1"] < fixed["F1_high"] <= 0.6
+    assert main.loc["hirag", "F1 [95% CI]"] == main.loc["hirag", "EM [95% CI]"]  # F1 all 0/1
+    assert (main["EM_high"] > main["EM_low"]).all()
 
 
 def test_paired_tests_holm_adjusts_the_comparisons_against_one_baseline():
@@ -58,12 +73,19 @@ def test_pooled_tests_pool_the_slices_a_pair_shares():
     pooled = pooling.pooled_tests({"A": df, "B": half, "C": alone}, "hirag", ["ace-full"])
     row = pooled.set_index("method").loc["ace-full"]
     assert row["slices"] == "A, B" and row["n"] == 6 + 3  # C has no hirag: not shared
+    assert row["n_per_slice"] == "6, 3" and row["n_slice"] == 3
     assert row["diff"] == pytest.approx((2 + 1) / 9)  # A: +1 on q1 and q4; B: +1 on q1
     assert row["p_permutation"] == pytest.approx(2 / 2**3)  # three +1s, exact
     assert row["diff_low"] <= row["diff"] <= row["diff_high"]
+    # each slice's own n with the pooled within-slice SD, t quantiles (5 and 2 dof)
+    per_slice = [min_detectable_difference(row["sd_diff"], n) for n in (6, 3)]
+    assert row["mde_per_slice"] == ", ".join(f"{mde:.3f}" for mde in per_slice)
+    assert row["mde_slice"] == pytest.approx(max(per_slice))  # the smallest slice's
     assert row["mde_slice"] > row["mde"] > 0
+    assert row["mde"] == pytest.approx(min_detectable_difference(row["sd_diff"], 9))
     assert set(pooling.POOLED_VIEW) <= set(pooled.columns)
-    assert "questions per slice" in pooling.power_summary(pooled)
+    summary = pooling.power_summary(pooled)
+    assert "smallest slice a pair shares (3–3 questions)" in summary and "paired t" in summary
     assert pooling.pooled_tests({"C": alone}, "hirag").empty
 
 
@@ -105,7 +127,7 @@ def test_transfer_table_rows_and_paired_difference():
         tables.transfer_table(df, "graphrag", "ace-full")
 
 
-def test_coverage_and_cost_tables():
+def test_coverage_table():
     df = synthetic_results()
     cov = tables.coverage_table(df, ["ace-full", "hirag"]).set_index("method")
     full = cov.loc["ace-full"]
@@ -116,36 +138,6 @@ def test_coverage_and_cost_tables():
     assert cov.loc["hirag", "coverage_initial"] == cov.loc["hirag", "coverage_final"] == 1.0
     renamed = cov.reset_index().rename(columns=tables.COVERAGE_LABELS)
     assert {"Initial (C_base)", "Final (C̃)", "Recovery", "initial context"} <= set(renamed)
-
-    cost = tables.cost_table(df, ["hirag", "ace-full"], reference="hirag").set_index("method")
-    assert cost.loc["ace-full", "input_ratio"] == pytest.approx(2.5)
-    assert cost.loc["hirag", "input_ratio"] == 1.0
-    assert cost.loc["ace-full", "wall_ratio"] == pytest.approx(3.0)  # 3.0 s vs hirag's 1.0 s
-    assert (cost.loc["ace-full", "retrieval_calls"], cost.loc["ace-full", "llm_calls"]) == (3, 2)
-    assert set(tables.COST_VIEW) <= {"method", *cost.columns}
-    # A partial run: means move to the shared questions.
-    partial = df[~((df["method"] == "hirag") & (df["id"] == "q0"))].copy()
-    partial.loc[(partial["method"] == "ace-full") & (partial["id"] == "q0"), "input_tokens"] = 10**6
-    cost = tables.cost_table(partial, ["ace-full"], reference="hirag").set_index("method")
-    assert cost.loc["ace-full", "n"] == 5 and cost.loc["ace-full", "input_ratio"] == 2.5
-    missing = tables.cost_table(df, ["ace-full"], reference="graphrag")
-    assert pd.isna(missing.loc[0, "input_ratio"]) and "graphrag" in missing.attrs["note"]
-
-
-def test_cost_table_times_only_answers_made_without_cache_hits():
-    rows = [
-        result_record("hirag", 0, wall_s=10.0),
-        result_record("hirag", 1, wall_s=0.01, cache_hits=1),
-    ]
-    table = tables.cost_table(pd.DataFrame(rows), ["hirag"]).iloc[0]
-    assert table["wall_s"] == 10.0 and table["wall_n"] == 1 and table["n"] == 2
-    assert math.isnan(table["server_cached_tokens"])  # runs recorded before it was kept
-    rows = [
-        result_record("m", 0, server_cached_tokens=300),
-        result_record("m", 1, server_cached_tokens=100),
-    ]
-    table = tables.cost_table(pd.DataFrame(rows), ["m"], reference="m").iloc[0]
-    assert table["server_cached_tokens"] == 200
 
 
 def _context_frame() -> pd.DataFrame:

@@ -23,8 +23,7 @@ import pandas as pd
 
 from ace_lab.data.graphragbench import QUESTION_TYPES
 from ace_lab.eval.graphragbench.scoring import IMPLEMENTED, OVERALL, metrics_for
-from ace_lab.eval.reporting.pooled import pooled_tests
-from ace_lab.eval.reporting.tables import TARGET_DIFF
+from ace_lab.eval.reporting.pooled import pooled_tests, power_summary
 
 #: Column names of the metrics (the benchmark's names).
 METRIC_NAMES = {
@@ -47,7 +46,7 @@ VIEW_ORDER = (
 #: Columns :func:`grb_pooled` tables show.
 POOLED_VIEW = [
     *("method", "baseline", "slices", "n", "diff [95% CI]", "p_permutation", "p_holm"),
-    *("mde", "mde_slice", "n_for_+0.05"),
+    *("mde", "mde_per_slice", "n_for_+0.05"),
 ]
 
 
@@ -122,13 +121,6 @@ def grb_pooled(
 
 
 def pooled_summary(pooled: pd.DataFrame, metric: str = "ACC") -> str:
-    """One line under the pooled table: the detectable difference per slice and the questions a
-    slice needs for +0.05 (empty for an empty table)."""
-    if pooled.empty or pooled["sd_diff"].isna().all():
-        return ""
-    mde, need = pooled["mde_slice"].dropna(), pooled["n_for_+0.05"].dropna()
-    return (
-        f"At ~{pooled['n_slice'].mean():.0f} questions per slice a paired {metric} difference is "
-        f"detectable (alpha 0.05, power 0.8) from {mde.min():.3f} to {mde.max():.3f}; detecting "
-        f"+{TARGET_DIFF:.2f} needs {need.min():.0f}–{need.max():.0f} questions per slice."
-    )
+    """One line under the pooled table: the detectable difference at each pair's smallest slice
+    and the questions a slice needs for +0.05 (empty for an empty table)."""
+    return power_summary(pooled, metric)

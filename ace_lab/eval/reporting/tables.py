@@ -4,13 +4,16 @@ Every table takes the frame :func:`ace_lab.eval.studies.study.load_results` retu
 question × method, columns as in :func:`ace_lab.eval.studies.record.record`) and returns a small
 DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one implementation:
 
-- :func:`main_table`: EM/F1 with 95% intervals, the context columns and mean cost per method;
+- :func:`main_table`: EM/F1 with 95% intervals (Wilson for 0/1 scores, bootstrap otherwise),
+  the context columns and mean cost per method;
 - :func:`main_table_by_dataset`: those tables side by side, one column group per data set;
 - :func:`paired_tests`: F1 differences against a baseline on shared questions (exact
-  sign-flip p, Holm-adjusted over the table's comparisons, minimal detectable difference);
+  sign-flip p, Holm-adjusted over the table's comparisons, minimal detectable difference by
+  the paired t test);
 - :func:`transfer_table`: a backbone alone against a layer over it, with the paired difference;
 - :func:`coverage_table`: ACE Table 5 (answer coverage before/after refinement, recovery);
-- :func:`cost_table`: ACE Table 6b (per-query calls, tokens, time, input ratio).
+- :func:`~ace_lab.eval.reporting.costs.cost_table`: ACE Table 6b (per-query calls, tokens,
+  time, input ratio; its own module, re-exported here).
 
 Every table carries :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS` (context size, the
 two recalls, format compliance; :mod:`ace_lab.eval.metrics.context_stats`).
@@ -38,25 +41,16 @@ from ace_lab.eval.metrics.context_stats import (
     mean,
     origin_columns,
 )
-from ace_lab.eval.statistics import Interval, bootstrap_ci, paired_bootstrap
+from ace_lab.eval.reporting.costs import COST_COLUMNS, cold_wall
+from ace_lab.eval.reporting.costs import COST_VIEW as COST_VIEW  # re-exported for notebooks
+from ace_lab.eval.reporting.costs import cost_table as cost_table  # re-exported for notebooks
+from ace_lab.eval.reporting.selection import common_ids, method_rows, per_question, select_methods
+from ace_lab.eval.statistics import paired_bootstrap
 from ace_lab.eval.statistics.exact import holm
-from ace_lab.eval.statistics.power import min_detectable_difference, pairs_needed
+from ace_lab.eval.statistics.power import TARGET_DIFF, min_detectable_difference, pairs_needed
+from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.eval.statistics.resampling import N_RESAMPLES
-from ace_lab.registry import METHODS
 
-#: Per-query cost columns of a record, in table order.
-COST_COLUMNS = ("retrieval_calls", "llm_calls", "input_tokens", "output_tokens", "wall_s")
-#: The columns the notebooks show of :func:`cost_table` (the exports keep every column).
-COST_VIEW = [
-    "method",
-    "n",
-    "context_tokens",
-    *COST_COLUMNS,
-    "wall_n",
-    "server_cached_tokens",
-    "input_ratio",
-    "wall_ratio",
-]
 #: The columns the notebooks show of :func:`main_table` (those present).
 MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_VIEW, *COST_COLUMNS]
 #: The columns the notebooks show of :func:`paired_tests`.
@@ -73,8 +67,6 @@ PAIRED_VIEW = [
     "context_tokens",
     "context_tokens_baseline",
 ]
-#: The difference the ``n_for_+0.05`` columns size a slice for (paired, alpha 0.05, power 0.8).
-TARGET_DIFF = 0.05
 #: The paper's names for :func:`coverage_table`'s columns (ACE Table 5).
 COVERAGE_LABELS = {
     "coverage_initial": "Initial (C_base)",
@@ -82,43 +74,6 @@ COVERAGE_LABELS = {
     "recovery": "Recovery",
     "initial": "initial context",
 }
-
-
-# ---------------------------------------------------------------------------------- helpers
-def select_methods(df: pd.DataFrame, methods: Sequence[str] | None) -> list[str]:
-    """``methods`` (all present, else KeyError), or every method present in registry order."""
-    present = list(dict.fromkeys(df["method"])) if "method" in df else []
-    if methods is None:  # the registry's order: baselines first, then ACE and its variants
-        known = {name: i for i, name in enumerate(METHODS)}
-        return sorted(present, key=lambda m: known.get(m, len(known)))
-    missing = [m for m in methods if m not in present]
-    if missing:
-        raise KeyError(f"no results for {missing}; the frame has {present}")
-    return list(methods)
-
-
-def method_rows(df: pd.DataFrame, method: str) -> pd.DataFrame:
-    """One method's rows, one per question id (a duplicated id keeps its last record)."""
-    sub = df[df["method"] == method]
-    return sub.drop_duplicates("id", keep="last")
-
-
-def per_question(df: pd.DataFrame, method: str, column: str) -> pd.Series:
-    """``column`` of ``method`` indexed by question id, questions without a value dropped."""
-    sub = method_rows(df, method)
-    return sub.set_index("id")[column].dropna().astype(float)
-
-
-def common_ids(series: Sequence[pd.Series]) -> list[str]:
-    """Ids present in every series, in the first one's (slice) order."""
-    if not series:
-        return []
-    shared = set(series[0].index).intersection(*(set(s.index) for s in series[1:]))
-    return [i for i in series[0].index if i in shared]
-
-
-def _ci_text(ci: Interval) -> str:
-    return f"{ci.mean:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
 
 
 # -------------------------------------------------------------------------------- main table
@@ -129,12 +84,15 @@ def main_table(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per method: n, EM and F1 means with 95% bootstrap intervals, the
+    """One row per method: n, EM and F1 means with 95% intervals, the
     :data:`CONTEXT_COLUMNS` and mean cost.
 
-    EM/F1 average over questions with a gold answer; the intervals are percentile bootstraps
-    (seeded, so a rerun prints the same numbers). Cost columns are per-query means; ``wall_s``
-    is the cold-cache wall time (see ``cost_table``).
+    EM/F1 average over questions with a gold answer. A column whose scores are all 0 or 1 (EM
+    always; F1 where every answer was wholly right or wrong) is a proportion and gets the Wilson
+    interval, which has width at any n (a bootstrap of ten zeros is ``[0, 0]``); other F1 columns
+    get the percentile bootstrap, seeded so a rerun prints the same numbers
+    (:func:`~ace_lab.eval.statistics.proportions.mean_interval`). Cost columns are per-query
+    means; ``wall_s`` is the cold-cache wall time (see ``cost_table``).
     """
     rows = []
     origins = bool(origin_columns(df))
@@ -143,19 +101,19 @@ def main_table(
         row: dict[str, Any] = {"method": method, "n": len(sub)}
         for label, column in (("EM", "em"), ("F1", "f1")):
             values = pd.to_numeric(sub[column], errors="coerce").dropna()
-            ci = bootstrap_ci(values.to_numpy(), n_resamples=n_resamples, seed=seed)
+            ci = mean_interval(values.to_numpy(), n_resamples=n_resamples, seed=seed)
             row |= {
                 label: ci.mean,
                 f"{label}_low": ci.low,
                 f"{label}_high": ci.high,
-                f"{label} [95% CI]": _ci_text(ci),
+                f"{label} [95% CI]": str(ci),
             }
         row |= context_columns(sub)
         if origins:  # NaN (an empty cell) for a method whose records do not say
             row |= dict.fromkeys(ORIGIN_COLUMNS, math.nan) | origin_columns(sub)
         row |= {column: mean(sub[column]) for column in COST_COLUMNS if column in sub}
         if "wall_s" in sub:
-            row["wall_s"] = _cold_wall(sub)["wall_s"]
+            row["wall_s"] = cold_wall(sub)["wall_s"]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -210,8 +168,9 @@ def paired_tests(
     paired bootstrap and ``p_permutation`` a two-sided sign-flip test, exact up to 24 non-zero
     differences. ``p_holm`` adjusts the p-values of the table's comparisons against the one
     baseline (Holm). ``sd_diff`` is the SD of the paired differences, ``mde`` the smallest true
-    difference detectable at this n (alpha 0.05, power 0.8) and ``n_for_+0.05`` the pairs
-    needed to detect :data:`TARGET_DIFF` (:mod:`ace_lab.eval.statistics.power`).
+    difference the paired t test detects at this n (t quantiles with n − 1 degrees of freedom,
+    alpha 0.05, power 0.8) and ``n_for_+0.05`` the pairs needed to detect
+    :data:`~ace_lab.eval.statistics.power.TARGET_DIFF` (:mod:`ace_lab.eval.statistics.power`).
     ``context_tokens`` and ``context_tokens_baseline`` are the two methods' mean context sizes
     on those questions.
     """
@@ -262,7 +221,7 @@ def transfer_table(df: pd.DataFrame, backbone: str, layered: str) -> pd.DataFram
     """ACE Table 6a: a backbone alone (``graphrag``) against a layer over it
     (``ace-full@graphrag``).
 
-    One row per method (n, EM and F1 with their 95% bootstrap intervals, the
+    One row per method (n, EM and F1 with their 95% intervals as in :func:`main_table`, the
     :data:`CONTEXT_COLUMNS`), then the paired difference ``layered − backbone`` on the questions
     both answered, with its paired-bootstrap interval and the F1 permutation p-value.
     """
@@ -329,72 +288,3 @@ def coverage_table(df: pd.DataFrame, methods: Sequence[str] | None = None) -> pd
             }
         )
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------- cost
-def cost_table(
-    df: pd.DataFrame,
-    methods: Sequence[str] | None = None,
-    reference: str = "hirag",
-    *,
-    common: bool = True,
-) -> pd.DataFrame:
-    """ACE Table 6b: per-query context size, retrieval calls, LLM calls, tokens and wall time.
-
-    ``wall_s`` is the mean over the ``wall_n`` answers made without any cached LLM call.
-    ``server_cached_tokens`` is the mean input the LLM server reused from its own prompt cache
-    (empty for runs recorded before it was kept): where it is large, ``wall_s`` is warm, e.g.
-    a prompt sharing a long prefix with an earlier method's prompt on the same server.
-
-    ``input_ratio`` is a method's mean input tokens over ``reference``'s, ``wall_ratio`` the
-    same for ``wall_s`` (comparable only when the runs were timed under the same conditions).
-    Tokens are the cold-cache cost, so the table does not depend on which answers were cached. With
-    ``common`` the means are over the questions every listed method (and the reference, if
-    present) answered, so a partial run does not shift a ratio by a different question mix;
-    ``df.attrs["note"]`` says when the reference is missing or there is no shared question.
-    """
-    names = select_methods(df, methods)
-    present = set(df["method"])
-    pool = names + ([reference] if reference in present and reference not in names else [])
-    notes = []
-    ids: list[str] | None = None
-    if common:
-        ids = common_ids([method_rows(df, m).set_index("id")["method"] for m in pool])
-        if not ids:
-            notes.append("no question is shared by all methods; means are per method")
-            ids = None
-    frames = {m: method_rows(df, m) for m in pool}
-    if ids is not None:
-        frames = {m: f.set_index("id").loc[ids].reset_index() for m, f in frames.items()}
-    ref_input = mean(frames[reference]["input_tokens"]) if reference in frames else math.nan
-    ref_wall = _cold_wall(frames[reference])["wall_s"] if reference in frames else math.nan
-    if reference not in frames:
-        notes.append(f"reference {reference!r} has no results; input_ratio is empty")
-    rows = []
-    for method in names:
-        sub = frames[method]
-        row: dict[str, Any] = {"method": method, "n": len(sub)}
-        row["context_tokens"] = mean(sub.get("context_tokens"))
-        row |= {column: mean(sub[column]) for column in COST_COLUMNS}
-        row |= _cold_wall(sub)
-        cached = sub.get("server_cached_tokens")
-        row["server_cached_tokens"] = mean(cached) if cached is not None else math.nan
-        row["input_ratio"] = row["input_tokens"] / ref_input if ref_input else math.nan
-        row["wall_ratio"] = row["wall_s"] / ref_wall if ref_wall else math.nan
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    table.attrs["note"] = "; ".join(notes)
-    return table
-
-
-def _cold_wall(sub: pd.DataFrame) -> dict[str, Any]:
-    """Cold-cache wall time: a cached call takes milliseconds, so mixing raw times in would
-    understate a method's latency. An answer counts with its ``cold_wall_s`` (cached calls at
-    their recorded model time), or its ``wall_s`` when it made no cached call; answers with
-    neither are left out (``wall_n`` says how many count)."""
-    if "cache_hits" not in sub:
-        return {"wall_s": mean(sub["wall_s"]), "wall_n": len(sub)}
-    fresh = sub["cache_hits"].fillna(0) == 0
-    cold = sub["cold_wall_s"] if "cold_wall_s" in sub else pd.Series(index=sub.index, dtype=float)
-    wall = cold.where(cold.notna(), sub["wall_s"].where(fresh))
-    return {"wall_s": mean(wall.dropna()), "wall_n": int(wall.notna().sum())}

@@ -6,7 +6,8 @@ bootstrap (questions resampled within their slice, so every replicate keeps the 
 p-value is the sign-flip test over the union (sign patterns are per question, so the test is
 stratified by construction): exact up to 24 non-zero differences, else Monte Carlo. The spread
 of the differences is the pooled within-slice standard deviation (each slice about its own
-mean), from which :mod:`ace_lab.eval.statistics.power` gives the minimal detectable difference.
+mean), from which :mod:`ace_lab.eval.statistics.power` gives the minimal detectable difference
+at the pooled n and at each slice's own n (``sizes``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class PooledPaired:
     n: int
     slices: int
     sd: float  # pooled within-slice standard deviation of the paired differences
+    sizes: tuple[int, ...] = ()  # questions per slice, in the order the pairs were given
 
     def __str__(self) -> str:
         return f"{self.mean_diff:+.3f} [{self.low:+.3f}, {self.high:+.3f}] p={self.p_value:.3g}"
@@ -91,4 +93,5 @@ def stratified_paired(
         means = _stratified_means(strata, n_resamples, seed)
         low, high = (float(v) for v in np.quantile(means, [alpha / 2, 1 - alpha / 2]))
     p = sign_flip_p(union, n_permutations, seed) if union.size > 1 else math.nan
-    return PooledPaired(mean, low, high, p, int(union.size), len(strata), pooled_sd(strata))
+    sizes = tuple(int(s.size) for s in strata)
+    return PooledPaired(mean, low, high, p, int(union.size), len(strata), pooled_sd(strata), sizes)
