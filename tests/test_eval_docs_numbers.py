@@ -168,6 +168,7 @@ def test_the_pooled_table_writes_a_dash_where_one_pair_defines_nothing(tmp_path)
         "p_permutation": float("nan"),
         "p_holm": float("nan"),
         "sd_diff": float("nan"),
+        "mde_per_slice": "—",
         "mde_slice": float("nan"),
         "n_for_+0.05": float("nan"),
     }
