@@ -18,14 +18,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = frozenset(string.punctuation)
+#: Every ASCII punctuation character (one regex pass: coverage and fact metrics normalise
+#: whole contexts, where a per-character loop is ~30x slower).
+_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
 #: Answers that only match exactly (HotpotQA: a "yes" must not earn partial credit for "no").
 _SPECIAL = frozenset({"yes", "no", "noanswer"})
 
 
 def normalize_answer(s: str) -> str:
     """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in str(s).lower() if ch not in _PUNCTUATION)
+    text = _PUNCTUATION.sub("", str(s).lower())
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
