@@ -282,6 +282,13 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     docs = sub.add_parser("docs", parents=[common], help="regenerate the docs' numbers (no LLM)")
     docs.add_argument("--check", action="store_true", help="only list stale numbers; exit 1")
     docs.set_defaults(handler="docs:cmd_docs")
+    liveness = sub.add_parser(
+        "liveness", parents=[common], help="how often each adaptive decision varied (no LLM)"
+    )
+    liveness.add_argument(
+        "--studies", nargs="*", metavar="STUDY", help="studies to tabulate (default: committed)"
+    )
+    liveness.set_defaults(handler="liveness:cmd_liveness")
 
 
 def build_parser() -> argparse.ArgumentParser:

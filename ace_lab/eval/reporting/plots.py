@@ -61,7 +61,7 @@ def forest_plot(
     *,
     metrics: Sequence[str] = ("EM", "F1"),
     command: str = "ace-lab run ...",
-    xlabel: str = "score (95% bootstrap CI)",
+    xlabel: str = "score (95% CI)",
 ) -> plt.Figure:
     """Means with their 95% intervals (``<metric>``, ``<metric>_low``, ``<metric>_high``
     columns, as :func:`~ace_lab.eval.reporting.tables.main_table` has) per method, one panel per
