@@ -73,3 +73,4 @@ def test_seed_count_written_below_the_range_on_every_question_is_inert_after_the
     written = table[table["mechanism"] == "seed_count as written"]
     assert sorted(written["value"]) == ["1", "2"] and not written["inert"].any()
     assert not table[table["mechanism"] == "max_depth"]["inert"].any()
+    assert mosaic_liveness(rows).equals(table)  # the record dicts notebook 05 holds

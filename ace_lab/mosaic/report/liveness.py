@@ -15,14 +15,14 @@ A fixed policy's controls are its name's, so they are not decisions and are left
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
 from ace_lab.eval.liveness import Decisions, method_liveness, missing
 from ace_lab.eval.studies.record import step_payloads
-from ace_lab.mosaic.report.policies import POLICY_FIELDS, policy_of, stats_of
+from ace_lab.mosaic.report.policies import POLICY_FIELDS, policy_of, records_of, stats_of
 from ace_lab.registry import parse, spec
 from ace_lab.registry.method_spec import MOSAIC_REPORT
 from ace_lab.steps.mosaic import ExplorationChoice
@@ -99,9 +99,10 @@ def is_mosaic(method: str) -> bool:
         return False
 
 
-def mosaic_liveness(frame: pd.DataFrame) -> pd.DataFrame:
+def mosaic_liveness(records: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The liveness table (:func:`~ace_lab.eval.liveness.method_liveness`) of every MOSAIC
-    method of a study's records."""
+    method of a study's records (a results frame, or the record dicts notebook 05 holds)."""
+    frame = records if isinstance(records, pd.DataFrame) else pd.DataFrame(records_of(records))
     if frame.empty:
         return method_liveness(frame, mosaic_decisions)
     methods = [m for m in dict.fromkeys(frame["method"]) if is_mosaic(m)]
