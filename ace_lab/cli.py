@@ -175,6 +175,20 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--estimate", action="store_true", help="print expected calls, tokens, hours; run nothing"
     )
     run.add_argument(
+        "--evidence-only",
+        action="store_true",
+        help="stop each method at its final context, before the answer call; the records "
+        "(answer coverage, recalls, tokens) go to the study <slice id>-evidence",
+    )
+    run.add_argument(
+        "--budgets",
+        nargs="*",
+        type=_count,
+        metavar="TOKENS",
+        help="run every method at each context budget (its name + b<TOKENS>); without values: "
+        "300 600 1000 1500",
+    )
+    run.add_argument(
         "--task",
         choices=TASKS,
         help="qa: multi-hop QA prompt and profile; qfs: query-focused summaries (UltraDomain); "
@@ -227,6 +241,8 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     calibrate.add_argument("--n", type=_count, default=16, help="positives (= negatives) each")
     calibrate.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     calibrate.add_argument("--estimate", action="store_true", help="print the cost; call nothing")
+    calibrate.add_argument("--identity", help="refuse unless the judge has this model identity")
+    calibrate.add_argument("--missing", action="store_true", help="list uncalibrated judges")
     calibrate.set_defaults(handler="judging:cmd_calibrate")
 
     grb = sub.add_parser(
@@ -289,6 +305,13 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
         "--studies", nargs="*", metavar="STUDY", help="studies to tabulate (default: committed)"
     )
     liveness.set_defaults(handler="liveness:cmd_liveness")
+
+    verdicts = sub.add_parser(
+        "verdicts",
+        parents=[common],
+        help="the verdict on each headline claim of the three papers, from records (no LLM)",
+    )
+    verdicts.set_defaults(handler="verdicts:cmd_verdicts")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -37,7 +37,7 @@ from ace_lab.arc.retrieve import Retrieval, retrieve, rewrite_query, search_phra
 from ace_lab.arc.schema import schema_for
 from ace_lab.arc.witness import Witness
 from ace_lab.bounded import Bounded, ConfigError, bounded
-from ace_lab.evidence import Answer, Context, Trace
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
 from ace_lab.steps import StopDecision
@@ -89,10 +89,17 @@ class ArcConfig(Bounded):
         "signatures), so the model cannot write a pattern that matches nothing",
     )
 
+    context_tokens: int = bounded(
+        CONTEXT_BUDGET_TOKENS,
+        lo=1,
+        hi=100_000,
+        help="token cap of the composed context the answer is read from (the name's b<N>)",
+    )
+
     #: Switches added after records were written: left out of the configuration hash while at
     #: their default, so every existing name keeps its hash (ace_lab.eval.studies.identity).
     HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = (
-        *("template", "fallback", "grammar", "patterns"),
+        *("template", "fallback", "grammar", "patterns", "context_tokens"),
     )
 
     def validate(self) -> None:
@@ -211,11 +218,13 @@ class ArcRAG:
             with trace.step(f"generate:p{p}", kind="generate", task=task) as step:
                 # strict (the paper): no fallback passages, an empty witness answers from nothing
                 fallback_ids = retrieval.chunk_ids if cfg.fallback else ()
-                items = compose(graph, schema, witness, fallback_ids)
+                items = compose(graph, schema, witness, fallback_ids, cfg.context_tokens)
                 fallback = [e for e in items if e.meta.get("fallback")]
                 step.add(fallback)
                 style = self._style()
-                generation = generate(llm, query, Context(items).render(), task, style)
+                last = p == budget.passes  # an earlier pass's answer is what the judge reads
+                context = Context(items).render()
+                generation = generate(llm, query, context, task, style, final=last)
                 text, raw = generation.answer, generation.raw
                 context_ids = tuple(e.id for e in items)
                 sources = tuple(context_source(e, templated) for e in items)

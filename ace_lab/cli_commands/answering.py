@@ -134,9 +134,21 @@ def _all_failed(failed: dict[str, tuple[int, str]]) -> RunFailed:
     )
 
 
+def budget_sweep(methods: list[str], budgets: list[int]) -> list[str]:
+    """Each method at each budget (``--budgets``; none given: the sweep's default budgets)."""
+    from ace_lab.registry import canonical_name
+    from ace_lab.registry.budget import SWEEP_BUDGETS, with_budget_token
+
+    check_methods(methods)
+    chosen = budgets or list(SWEEP_BUDGETS)
+    return [with_budget_token(canonical_name(m), b) for m in methods for b in chosen]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ace_lab.ask import slice_of
 
+    if args.budgets is not None:
+        args.methods = budget_sweep(args.methods, args.budgets)
     check_methods(args.methods)
     check_dataset(args.dataset)
     if args.questions and args.estimate:
@@ -179,6 +191,7 @@ def _run_methods(
     """Each method over the questions; a method whose every question failed wrote nothing."""
     import pandas as pd
 
+    from ace_lab.eval.reporting.evidence import evidence_table
     from ace_lab.eval.reporting.export import to_markdown
     from ace_lab.eval.reporting.tables import main_table
     from ace_lab.eval.studies.runner import run
@@ -216,6 +229,7 @@ def _run_methods(
             task=args.task,
             stratified=args.stratified,
             questions=questions,
+            evidence=args.evidence_only,
         )
         errors += frame.attrs.get("errors", 0)
         if "first_error" in frame.attrs:  # every question of this run failed: none written
@@ -229,9 +243,13 @@ def _run_methods(
             raise _all_failed(failed)
         print("no questions to answer")
         return 0
-    table = main_table(table)
-    columns = ["method", "n", "EM [95% CI]", "F1 [95% CI]", "input_tokens", "wall_s"]
-    print(to_markdown(table[columns]))
+    if args.evidence_only:
+        print(to_markdown(evidence_table(table)))
+        print(f"records: {Path(settings.results_dir) / str(frames[-1].attrs.get('study', ''))}")
+    else:
+        table = main_table(table)
+        columns = ["method", "n", "EM [95% CI]", "F1 [95% CI]", "input_tokens", "wall_s"]
+        print(to_markdown(table[columns]))
     for method, (n, first) in failed.items():
         print(f"{method}: all {n} question(s) of this run failed, none written; first: {first}")
     if errors:

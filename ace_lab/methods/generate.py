@@ -20,6 +20,9 @@ also reads the ``answer`` of a JSON reply, so a stored raw reply rescores the sa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,6 +60,32 @@ class Generation:
     answer: str
 
 
+#: Set inside :func:`evidence_only`: the final answer call is not made (see there).
+_EVIDENCE_ONLY: ContextVar[bool] = ContextVar("ace_lab_evidence_only", default=False)
+#: The step note that says a final answer was not generated.
+EVIDENCE_ONLY_NOTE = "evidence only: the final answer call was not made"
+
+
+@contextmanager
+def evidence_only(active: bool = True) -> Iterator[None]:
+    """Within the block, every method runs up to its final context and stops before the answer
+    call: :func:`generate` with ``final=True`` returns an empty :class:`Generation` without
+    calling the model. A method's own planning, routing, analyzer, agent and judge calls are
+    made (and cached, and counted) as usual, so the context is the one an answered run would
+    read; a call the method itself needs to go on (ArcRAG's answer of a pass before its last,
+    which the sufficiency judge reads) passes ``final=False`` and is made."""
+    token = _EVIDENCE_ONLY.set(active)
+    try:
+        yield
+    finally:
+        _EVIDENCE_ONLY.reset(token)
+
+
+def is_evidence_only() -> bool:
+    """Whether the current block stops before the final answer call (:func:`evidence_only`)."""
+    return _EVIDENCE_ONLY.get()
+
+
 def prompt_name(task: Task, style: PromptStyle = "task") -> str:
     if style == "generic":
         return "answer_generic"
@@ -74,9 +103,15 @@ def generate(
     task: Task = "qa",
     style: PromptStyle = "task",
     response_type: str = "Multiple paragraphs",
+    *,
+    final: bool = True,
 ) -> Generation:
-    """Answer ``query`` from ``context``; a QA answer is the extracted final-answer span."""
+    """Answer ``query`` from ``context``; a QA answer is the extracted final-answer span.
+    ``final``: the method's answer (not a pass's draft), skipped by :func:`evidence_only`."""
     name = prompt_name(task, style)
+    if final and is_evidence_only():
+        _note(EVIDENCE_ONLY_NOTE)
+        return Generation("", "")
     variables: dict[str, str] = {"query": query, "context": context or "(no context retrieved)"}
     if name == "answer_qfs":
         variables["response_type"] = response_type

@@ -68,9 +68,10 @@ def arc_config(name: str, components: str, switches: tuple[str, ...]) -> ArcConf
     return ArcConfig(components=components, **settings)
 
 
-def resolve(parts: MethodName) -> MethodSpec:
+def resolve(parts: MethodName, context_tokens: int | None = None) -> MethodSpec:
     """The spec of an ArcRAG name: its stages, switches, budget and graph family (Cypher
-    store), named in its canonical order."""
+    store), named in its canonical order; ``context_tokens`` (a ``b<N>`` token) caps the final
+    context (:attr:`ArcConfig.context_tokens`)."""
     if parts.policy:
         raise KeyError(f"{str(parts)!r}: an ArcRAG name is <head>[:<variant>][@family]")
     switches, label = variant_tokens(str(parts), parts.variant)
@@ -84,13 +85,22 @@ def resolve(parts: MethodName) -> MethodSpec:
     base = replace(Budget(), retries=1, passes=1) if components == "direct" else Budget()
     budget = Budget.parse(label, base) if label else base
     config = arc_config(name, components, switches)
+    if context_tokens is not None:
+        config = replace(config, context_tokens=context_tokens)
+        capped = "+".join(t for t in (variant, f"b{context_tokens}") if t)
+        name = str(replace(parts, variant=capped))
 
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
         return ArcRAG(graph, llm, config, budget, name=name)
 
     strict = ", strict: no template, no fallback" if "strict" in switches else ""
     about = f"{about} ({family} graph, budget {budget.label}{strict})"
-    return MethodSpec(name, family, factory, True, about, (config, budget), ARC_REPORT)
+
+    def rebudget(_: str, tokens: int) -> MethodSpec:
+        return resolve(parts, tokens)
+
+    spec = MethodSpec(name, family, factory, True, about, (config, budget), ARC_REPORT, rebudget)
+    return spec if context_tokens is None else replace(spec, rebudget=None)
 
 
 #: The registered ArcRAG methods: every head on both graph families.

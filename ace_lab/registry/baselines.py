@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ace_lab.bounded import Bounded
 from ace_lab.evidence import Retriever
@@ -20,7 +21,7 @@ from ace_lab.retrieval import RetrievalGraph
 
 def _baseline(
     name: str,
-    retriever: Callable[[RetrievalGraph], Retriever],
+    retriever: Callable[[RetrievalGraph, Bounded], Retriever],
     mode: str,
     config: Bounded,
     description: str,
@@ -29,9 +30,19 @@ def _baseline(
     prompt_style: PromptStyle = "task",
 ) -> MethodSpec:
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
-        return RetrieveThenGenerate(name, retriever(graph), mode, llm, prompt_style=prompt_style)
+        built = retriever(graph, config)
+        return RetrieveThenGenerate(name, built, mode, llm, prompt_style=prompt_style)
 
-    return MethodSpec(name, family, factory, description=description, configs=(config,))
+    def rebudget(budgeted_name: str, tokens: int) -> MethodSpec:
+        about = f"{description} (context budget {tokens} tokens)"
+        capped = replace(config, budget_tokens=tokens)  # type: ignore[type-var]
+        return _baseline(
+            budgeted_name, retriever, mode, capped, about, family=family, prompt_style=prompt_style
+        )
+
+    return MethodSpec(
+        name, family, factory, description=description, configs=(config,), rebudget=rebudget
+    )
 
 
 #: name, retriever, mode, configuration, description (then the family or prompt if not default).

@@ -12,6 +12,8 @@ from ace_lab.methods.base import Method
 from ace_lab.retrieval import RetrievalGraph
 
 Factory = Callable[[RetrievalGraph, LLM], Method]
+#: ``(name, tokens)`` → the same method with a ``tokens``-token final context, called ``name``.
+Rebudget = Callable[[str, int], "MethodSpec"]
 C = TypeVar("C", bound=Bounded)
 
 #: The report package of each method family (``MethodSpec.report``; baselines have none).
@@ -33,6 +35,9 @@ class MethodSpec:
     configs: tuple[Bounded, ...] = ()
     #: Module path of the method's report package ("" for a baseline).
     report: str = ""
+    #: How the method runs at another context budget (the name grammar's ``b<N>`` variant
+    #: token, :mod:`ace_lab.registry.budget`); None: the method takes no budget token.
+    rebudget: Rebudget | None = None
 
     def make(self, graph: RetrievalGraph, llm: LLM) -> Method:
         return self.factory(graph, llm)

@@ -19,6 +19,7 @@ record's configuration hash is the new name's configuration under its old name.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ace_lab.bounded import Bounded
 from ace_lab.llm import LLM
@@ -90,22 +91,29 @@ def _policy(parts: MethodName) -> tuple[ExplorationPolicy | None, str]:
     raise KeyError(f"unknown MOSAIC method {str(parts)!r}; {_USAGE}")
 
 
-def resolve(parts: MethodName) -> MethodSpec:
-    """The spec of a MOSAIC name: its fixed policy (or the analyzer) and graph family."""
+def resolve(parts: MethodName, budget: tuple[str, int] | None = None) -> MethodSpec:
+    """The spec of a MOSAIC name: its fixed policy (or the analyzer) and graph family;
+    ``budget`` is (the name with its ``b<N>`` token, N), which caps the final context."""
     parts = canonical(parts)
     name, family = str(parts), parts.family or "hierarchical"
     if family not in MOSAIC_FAMILIES:
         raise KeyError(f"unknown graph family {family!r} in {name!r}; use {MOSAIC_FAMILIES}")
     policy, about = _policy(parts)
     config = MosaicConfig()
+    if budget is not None:
+        name, config = budget[0], replace(config, budget_tokens=budget[1])
+        about = f"{about} (context budget {budget[1]} tokens)"
     analyzer = ANALYZER_VARIANTS.get(parts.variant) if parts.head == "mosaic" else None
 
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
         return Mosaic(graph, llm, policy=policy, config=config, name=name, analyzer=analyzer)
 
+    def rebudget(budgeted: str, tokens: int) -> MethodSpec:
+        return resolve(parts, budget=(budgeted, tokens))
+
     configs: tuple[Bounded, ...] = (config, policy or ExplorationPolicy())
     configs += (analyzer,) if analyzer else ()
-    return MethodSpec(name, family, factory, False, about, configs, MOSAIC_REPORT)
+    return MethodSpec(name, family, factory, False, about, configs, MOSAIC_REPORT, rebudget)
 
 
 def source_settings(

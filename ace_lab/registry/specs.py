@@ -12,6 +12,7 @@ from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
 from ace_lab.registry import ace, arc, auto, compose, mosaic
 from ace_lab.registry.baselines import BASELINE_SPECS
+from ace_lab.registry.budget import budgeted
 from ace_lab.registry.method_spec import MethodSpec
 from ace_lab.registry.names import MethodName, parse
 from ace_lab.retrieval import RetrievalGraph
@@ -46,6 +47,9 @@ def spec(name: str) -> MethodSpec:
     parts = parse(name)
     if compose.is_composition(parts):  # source>ace-…: ACE over another method's evidence
         return compose.resolve(parts, spec)
+    at_budget = budgeted(parts, spec)  # <name>+b<N>: the method at another context budget
+    if at_budget is not None:
+        return at_budget
     for owns, resolve in _RESOLVERS:
         if owns(parts.head):
             return resolve(parts)

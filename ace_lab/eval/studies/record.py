@@ -4,8 +4,8 @@
 each question, and what every table (``ace_lab.eval.reporting.tables``) reads back; its keys are the
 columns of the results frame, with ``position``, ``method``, ``model_identity`` and
 ``config_hash`` added by the runner (:mod:`ace_lab.eval.studies.identity`). :func:`with_recalls`
-completes records written before a column existed (the two recalls), from what the records and
-the study's data set hold.
+and :func:`with_evidence` complete records written before a column existed (the two recalls,
+the evidence metrics), from what the records and the study's data set hold.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ace_lab.data import DataError, Question, load_slice
+from ace_lab.data import DataError, Passage, Question, Slice, load_slice
 from ace_lab.eval.metrics import (
     answer_in_context,
     exact_match,
@@ -27,6 +27,7 @@ from ace_lab.eval.metrics import (
     passage_recall,
     provenance_recall,
 )
+from ace_lab.eval.metrics.evidence import EVIDENCE_COLUMNS, evidence_of
 from ace_lab.evidence import Answer, Context, Evidence
 from ace_lab.steps import AnswerDetails, StepPayload, from_record, to_record
 
@@ -40,7 +41,13 @@ def _has_answer(items: Iterable[Evidence], golds: list[str], yes_no: bool) -> bo
     return answer_in_context(Context(list(items)).render(), golds)
 
 
-def record(question: Question, answer: Answer) -> dict[str, Any]:
+def record(
+    question: Question,
+    answer: Answer,
+    *,
+    evidence_only: bool = False,
+    passages: Mapping[str, Passage] | None = None,
+) -> dict[str, Any]:
     """One question's JSON-able result: answer, scores, context coverage and cost.
 
     Scores are None when the question has no gold answer (pairwise-judged sets), so a mean
@@ -62,6 +69,13 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     baseline's record has none of ACE's; ``details`` and each step row's ``payload`` keep the
     typed values whole (``{"type", "v", ...}``; read back with :func:`record_details` and
     :func:`step_payloads`).
+    The evidence metrics (``answer_coverage``, ``supporting_fact_recall``,
+    ``context_llm_tokens``: :mod:`ace_lab.eval.metrics.evidence`) read the question's
+    ``extra``; ``passages`` (id → the slice's passage) gives a HotpotQA supporting sentence its
+    text, without which only its passage whole in the context finds it.
+    ``evidence_only``: the run stopped before the answer call
+    (:func:`ace_lab.methods.generate.evidence_only`), so ``answer``, ``raw``, ``em`` and ``f1``
+    are None and the record measures the context alone.
     """
     golds = list(question.answers)
     yes_no = is_yes_no(golds)
@@ -69,14 +83,15 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
     calls = answer.trace.llm_calls
     evidence = list(answer.context.evidence)
     base = answer.trace.first_retrieval() if answer.trace.refined else None
-    has_gold = bool(golds)
-    return {
+    has_gold = bool(golds) and not evidence_only  # an evidence-only record has no answer
+    rec = {
         "id": question.id,
         "question": question.question,
         "type": question.type,
         "gold": golds,
-        "answer": answer.text,
-        "raw": answer.raw,
+        "answer": None if evidence_only else answer.text,
+        "raw": None if evidence_only else answer.raw,
+        "evidence_only": evidence_only,
         "em": exact_match(answer.text, golds) if has_gold else None,
         "f1": f1_score(answer.text, golds) if has_gold else None,
         "yes_no": yes_no,
@@ -123,6 +138,7 @@ def record(question: Question, answer: Answer) -> dict[str, Any]:
             for s in answer.trace.steps
         ],
     }
+    return rec | evidence_of(rec, question, passages or {})
 
 
 def step_payloads(rec: Mapping[str, Any]) -> list[StepPayload | None]:
@@ -141,22 +157,28 @@ def record_details(rec: Mapping[str, Any]) -> AnswerDetails | None:
 
 
 # --------------------------------------------------------------------- completing old records
-def study_supporting_ids(directory: Path) -> dict[str, tuple[str, ...]]:
-    """Question id → supporting passage ids of the slice a study's ``manifest.json`` names
-    (``dataset``, ``n``, ``seed``; from the full set or its committed slice file); empty (with a
-    warning) when the manifest or the slice cannot be read."""
+def study_slice(directory: Path, lost: str = "slice unavailable") -> Slice | None:
+    """The slice a study's ``manifest.json`` names (``dataset``, ``n``, ``seed``; from the full
+    set or its committed slice file); None when it names no data set, and None with a warning
+    (``lost``: what is left empty) when the manifest or the slice cannot be read."""
     path = Path(directory) / "manifest.json"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         dataset = manifest.get("dataset")
         if not dataset:
-            return {}
+            return None
         n = int(manifest["n"]) if manifest.get("n") else None
-        sl = load_slice(dataset, n, seed=int(manifest.get("seed") or 0))
-        return {q.id: q.supporting_ids for q in sl.questions}
+        return load_slice(dataset, n, seed=int(manifest.get("seed") or 0))
     except (OSError, ValueError, KeyError, DataError) as exc:  # DataError is a ValueError
-        log.warning("%s: supporting passages unavailable, passage recall left empty: %s", path, exc)
-        return {}
+        log.warning("%s: %s: %s", path, lost, exc)
+        return None
+
+
+def study_supporting_ids(directory: Path) -> dict[str, tuple[str, ...]]:
+    """Question id → supporting passage ids of the slice a study names (:func:`study_slice`);
+    empty when it cannot be read."""
+    sl = study_slice(directory, "supporting passages unavailable, passage recall left empty")
+    return {} if sl is None else {q.id: q.supporting_ids for q in sl.questions}
 
 
 def _passage_recall_of(row: Mapping[str, Any], supporting: Mapping[str, Sequence[str]]) -> Any:
@@ -200,4 +222,37 @@ def with_recalls(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataF
     frame["passage_recall"] = frame["passage_recall"].astype(object)
     frame.loc[todo, "passage_recall"] = pd.Series(values, index=frame.index[todo], dtype=object)
     frame["passage_recall"] = pd.to_numeric(frame["passage_recall"], errors="coerce")
+    return frame
+
+
+def with_evidence(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataFrame:
+    """``frame`` with :data:`~ace_lab.eval.metrics.evidence.EVIDENCE_COLUMNS` for every record
+    that can have them; values a record holds are kept, and the files are never rewritten.
+
+    A missing value is computed by :func:`~ace_lab.eval.metrics.evidence.evidence_of` from the
+    record (its ``context_texts``, ``context_ids``, ``gold``, ``supporting_ids``, step rows)
+    and, from the slice ``directory``'s manifest names (read only when a record needs one),
+    its question's ``extra`` and the passages (a HotpotQA sentence's text; the text of a
+    context of whole passages whose record kept no ``context_texts``).
+    """
+    if frame.empty or "id" not in frame:
+        return frame
+    frame = frame.copy()
+    for column in EVIDENCE_COLUMNS:
+        frame[column] = frame[column].astype(object) if column in frame else None
+    todo = frame[list(EVIDENCE_COLUMNS)].isna().any(axis=1)
+    if not todo.any():
+        return frame
+    lost = "questions' facts unavailable, supporting-fact recall left empty"
+    sl = study_slice(directory, lost) if directory is not None else None
+    questions = {} if sl is None else {q.id: q for q in sl.questions}
+    passages = {} if sl is None else {p.id: p for p in sl.passages}
+    records = frame.loc[todo].to_dict("records")
+    values = [evidence_of(r, questions.get(r["id"]), passages) for r in records]
+    for column in EVIDENCE_COLUMNS:
+        held = frame.loc[todo, column]
+        computed = pd.Series([v[column] for v in values], index=held.index, dtype=object)
+        frame.loc[todo, column] = held.where(held.notna(), computed)
+    for column in ("supporting_fact_recall", "context_llm_tokens"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame

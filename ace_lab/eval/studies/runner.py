@@ -50,11 +50,14 @@ from ace_lab.eval.studies.study import (
 )
 from ace_lab.llm import LLM, get_llm
 from ace_lab.llm.inflight import default_concurrency
-from ace_lab.methods.generate import Task
+from ace_lab.methods.generate import Task, evidence_only
 from ace_lab.registry import graph_family, make_method
 from ace_lab.retrieval import RetrievalGraph
 
 log = logging.getLogger(__name__)
+
+#: The suffix of a slice's evidence-only study (records without answers).
+EVIDENCE_SUFFIX = "-evidence"
 
 
 def select_questions(
@@ -64,6 +67,11 @@ def select_questions(
     the question types in proportion, every type at least once (slice order kept)."""
     chosen = list(questions[:limit] if limit is not None else questions)
     return stratified_questions(chosen, stratified, seed) if stratified is not None else chosen
+
+
+def evidence_study(slice_id: str) -> str:
+    """The study evidence-only runs of a slice write into (``<slice id>-evidence``)."""
+    return f"{slice_id}{EVIDENCE_SUFFIX}"
 
 
 def choose_study(
@@ -126,6 +134,7 @@ def run(
     limit: int | None = None,
     stratified: int | None = None,
     questions: list[Question] | None = None,
+    evidence: bool = False,
 ) -> pd.DataFrame:
     """Answer the slice's questions with ``method``; return all its records in slice order.
 
@@ -144,6 +153,9 @@ def run(
     ``questions`` replaces the slice's (a user's questions file; ``position`` is their order).
     A run in which every question failed writes nothing: it leaves the study's files as it found
     them and returns the first error in ``df.attrs["first_error"]`` (and its traceback).
+    ``evidence``: stop each question at its final context, before the answer call
+    (:func:`~ace_lab.methods.generate.evidence_only`); the records go to the slice's evidence
+    study (:func:`evidence_study`), never beside answered ones.
     """
     if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -153,7 +165,8 @@ def run(
     llm = llm or get_llm(settings)
     concurrency = default_concurrency(llm.settings) if concurrency is None else concurrency
     identity = RunIdentity.of(llm, method)
-    study = choose_study(sl.slice_id, method, identity, study, settings)
+    base = evidence_study(sl.slice_id) if evidence else sl.slice_id
+    study = choose_study(base, method, identity, study, settings)
     directory = study_dir(study, settings)
     created = not directory.is_dir()
     directory.mkdir(parents=True, exist_ok=True)
@@ -168,6 +181,7 @@ def run(
     todo = [q for q in questions if q.id not in done]
 
     slice_info = {"dataset": dataset, "n": n, "seed": seed, "slice_id": sl.slice_id, "task": task}
+    slice_info |= {"evidence_only": True} if evidence else {}
     common = {"slice_info": slice_info, "llm": llm, "graph_model": graph_model}
     started = utc_now()
     before = _snapshot(directory, out_path, errors_path)
@@ -185,7 +199,9 @@ def run(
         runner = make_method(method, graph, llm)
 
         def answer_one(question: Question) -> dict[str, Any]:
-            rec = record(question, runner.answer(question.question, task))
+            with evidence_only(evidence):
+                answer = runner.answer(question.question, task)
+            rec = record(question, answer, evidence_only=evidence)
             return {"position": position[question.id], **rec, "method": method, **identity.fields()}
 
         bar = tqdm(total=len(todo), desc=method, disable=not progress, unit="q")
