@@ -50,6 +50,24 @@ def test_context_columns_read_old_and_new_records():
     assert list(context_columns(new)) == list(CONTEXT_COLUMNS)
 
 
+def test_context_columns_carry_the_evidence_metrics_and_read_older_coverage():
+    records = pd.DataFrame(
+        {
+            "answer_coverage": [True, None, None, False],
+            "context_has_answer": [True, True, None, True],  # the run's own coverage check
+            "supporting_fact_recall": [1.0, 0.5, None, None],
+            "context_llm_tokens": [0, 300, None, 900],
+        }
+    )
+    columns = context_columns(records)
+    assert columns["answer_coverage"] == 2 / 3  # True, True (older), False; a yes/no left out
+    assert columns["supporting_fact_recall"] == 0.75 and columns["context_llm_tokens"] == 400
+    assert {"answer_coverage", "supporting_fact_recall", "context_llm_tokens"} <= set(
+        CONTEXT_COLUMNS
+    )
+    assert math.isnan(context_columns(pd.DataFrame({"x": [1]}))["answer_coverage"])
+
+
 def test_with_context_adds_columns_per_method_row_and_leaves_others_empty():
     df = pd.DataFrame(
         [

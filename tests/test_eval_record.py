@@ -1,5 +1,6 @@
 """ace_lab.eval.studies.record: one answered question as a record (coverage, the two recalls,
-cold-cache wall time) and completing older records (``with_recalls``).
+the evidence metrics, cold-cache wall time) and completing older records (``with_recalls``,
+``with_evidence``).
 
 The full record of a real answer is checked end to end in ``test_runner.py``."""
 
@@ -13,14 +14,16 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from ace_lab.data import Question
+from ace_lab.data import Passage, Question
 from ace_lab.eval.reporting.tables import cost_table
 from ace_lab.eval.studies.record import (
     _has_answer,
     record,
     record_details,
     step_payloads,
+    study_slice,
     study_supporting_ids,
+    with_evidence,
     with_recalls,
 )
 from ace_lab.evidence import Answer, Context, Evidence, LLMCall, Trace
@@ -185,3 +188,72 @@ def test_supporting_ids_come_from_the_manifest_data_set_or_are_empty(tmp_path, c
     (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "no-such-set"}))
     assert study_supporting_ids(tmp_path) == {} and "passage recall left empty" in caplog.text
     assert study_supporting_ids(tmp_path / "missing") == {}
+
+
+def test_record_computes_the_evidence_metrics_from_the_question_and_the_trace():
+    titles = ["Lantern", "Harbour"]  # as HotpotQA's extra has them, in supporting_ids order
+    extra = {"supporting_facts": [["Lantern", 0], ["Harbour", 0]], "supporting_titles": titles}
+    question = Question("q3", "Where?", "Brinemouth", (), ("pl", "ph"), None, "toy", extra)
+    lantern = Evidence("pl", "passage", "Lantern: The lantern is kept in Brinemouth.")
+    quote = Evidence("ent:harbour", "entity", "the harbour of brinemouth was dug in 1890")
+    passages = {
+        "pl": Passage("pl", "Lantern", "The lantern is kept in Brinemouth."),
+        "ph": Passage("ph", "Harbour", "The harbour of Brinemouth was dug in 1890. It silted."),
+    }
+    plan = LLMCall("plan", "m", 40, 8, 0.1, False, response_prompt_tokens=40)
+    answer = _answer([lantern, quote], calls=(plan,))  # the generate step's call: not counted
+    rec = record(question, answer, passages=passages)
+    assert rec["answer_coverage"] is True and rec["context_llm_tokens"] == 0
+    assert rec["supporting_fact_recall"] == 1.0  # the harbour sentence, quoted by an entity
+    # without the passages the harbour sentence has no text: only its passage could find it
+    assert record(question, answer)["supporting_fact_recall"] == 0.5
+    assert record(QUESTION, _answer([MISS]))["supporting_fact_recall"] is None  # no facts
+
+
+HOTPOT = {"dataset": "hotpotqa_dev_sample200", "n": 20, "seed": 0}
+#: The first question of that slice: "McLaren MP4/11 was driven by what Finnish former
+#: professional racing driver" (Mika Häkkinen), facts [McLaren MP4/11, 1], [Mika Häkkinen, 0].
+MP4 = "5ae237cf5542992decbdcc78"
+MP4_PASSAGE, HAKKINEN_PASSAGE = "9ff3078d2b28a3a8", "e4ad488eca03753c"
+
+
+def test_with_evidence_fills_missing_metrics_from_the_study_slice_and_keeps_held_ones(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps(HOTPOT))
+    no_tokens = [{"name": "retrieve:base", "llm_calls": 0}, {"name": "generate", "llm_calls": 1}]
+    old = {"id": MP4, "method": "m", "gold": ["Mika Häkkinen"], "steps": no_tokens}
+    quote = (  # the MP4/11 passage's sentence 1, whole
+        "It was driven by Mika Häkkinen, who was in his third full season with the team, "
+        "and David Coulthard, who moved from Williams."
+    )
+    frame = pd.DataFrame(
+        [
+            old | {"context_ids": [MP4_PASSAGE]},  # whole passages: their texts are rebuilt
+            old | {"context_ids": ["ent:mika"], "context_texts": [f"Mika: {quote} Then"]},
+            old | {"context_ids": ["ent:mika", HAKKINEN_PASSAGE], "context_has_answer": True},
+            old | {"context_ids": [], "answer_coverage": False, "supporting_fact_recall": 0.25},
+        ]
+    )
+    done = with_evidence(frame, tmp_path)
+    assert done["answer_coverage"].tolist() == [True, True, True, False]
+    # the whole MP4/11 passage; the quoted sentence; other items' texts lost; held values
+    assert done["supporting_fact_recall"].tolist()[:2] == [0.5, 0.5]
+    cut = with_evidence(frame.assign(context_texts=[None, [quote[:-20]], None, None]), tmp_path)
+    assert cut["supporting_fact_recall"].iloc[1] == 0.0  # part of a sentence does not count
+    assert math.isnan(done["supporting_fact_recall"].iloc[2])
+    assert done["supporting_fact_recall"].iloc[3] == 0.25
+    assert done["context_llm_tokens"].tolist() == [0.0] * 4  # no call before the answer
+    assert "context_llm_tokens" not in frame  # the input is not changed
+    # without the study's slice the facts are unknown, the rest is computed as before
+    alone = with_evidence(frame)
+    assert alone["supporting_fact_recall"].isna().tolist() == [True, True, True, False]
+    assert alone["answer_coverage"].tolist() == [None, True, True, False]
+    assert with_evidence(pd.DataFrame()).empty
+
+
+def test_the_study_slice_is_the_one_its_manifest_names(tmp_path, caplog):
+    (tmp_path / "manifest.json").write_text(json.dumps(HOTPOT))
+    sl = study_slice(tmp_path)
+    assert sl is not None and sl.questions[0].id == MP4
+    (tmp_path / "manifest.json").write_text(json.dumps({"model": "m"}))
+    assert study_slice(tmp_path) is None and not caplog.text  # no data set: nothing to warn
+    assert study_slice(tmp_path / "missing", "facts lost") is None and "facts lost" in caplog.text

@@ -97,7 +97,10 @@ def test_main_table_by_dataset_puts_data_sets_side_by_side():
         {"HotpotQA": first, "2Wiki": second}, ["naive", "ace-full", "hirag"]
     )
     assert list(combined["method"]) == ["ace-full", "hirag"]  # in the order given; no naive
-    context = ["context_tokens", "passage_recall", "provenance_recall", "format_compliance"]
+    context = [
+        *("context_tokens", "passage_recall", "provenance_recall", "answer_coverage"),
+        *("supporting_fact_recall", "context_llm_tokens", "format_compliance"),
+    ]
     assert list(combined.columns) == [
         "method",
         "HotpotQA n", "HotpotQA EM [95% CI]", "HotpotQA F1 [95% CI]",

@@ -25,6 +25,7 @@ RECORD_KEYS = {
     "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
     "context_tokens", "context_ids", "context_texts", "context_has_answer", "base_has_answer",
     "supporting_ids", "passage_recall", "provenance_recall",
+    "answer_coverage", "supporting_fact_recall", "context_llm_tokens", "evidence_only",
     "method", "details", "retrieval_calls", "llm_calls",
     "model_calls", "cache_hits", "input_tokens", "output_tokens", "server_cached_tokens",
     "wall_s", "cold_wall_s", "llm_s", "steps", "model_identity", "config_hash",

@@ -6,6 +6,9 @@
 - ``passage_recall``: share of the supporting passages among the passages rendered in it;
 - ``provenance_recall``: share among the source ids of every context item (an entity or a
   summary credits the passage it came from; the ``support_recall`` of older records);
+- ``answer_coverage``, ``supporting_fact_recall``, ``context_llm_tokens``: the evidence metrics
+  (:mod:`ace_lab.eval.metrics.evidence`): share of questions whose context holds a gold answer,
+  share of the question's facts it holds, LLM tokens spent to obtain it;
 - ``format_compliance``: share of answers given in the answer prompt's format — a proper
   ``[FINAL_ANSWER]`` tag pair, or the ``answer`` field of the JSON answer prompt's object
   (:func:`~ace_lab.eval.metrics.answer_format`).
@@ -23,9 +26,14 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ace_lab.eval.metrics import answer_format
+from ace_lab.eval.metrics.evidence import EVIDENCE_COLUMNS
 from ace_lab.methods.final_answer import extract
 
-CONTEXT_COLUMNS = ("context_tokens", "passage_recall", "provenance_recall", "format_compliance")
+CONTEXT_COLUMNS = (
+    *("context_tokens", "passage_recall", "provenance_recall"),
+    *EVIDENCE_COLUMNS,
+    "format_compliance",
+)
 #: Where a context came from, as shares of its item tokens, for methods whose records' ``stats``
 #: say so (ArcRAG: model-written Cypher, the neighbourhood-scan template, the retrieved-passage
 #: fallback). Per record the three sum to 1, or are all 0 for an empty context, so their means
@@ -65,19 +73,31 @@ def _in_prompt_format(raw: str) -> bool:
 def context_columns(records: pd.DataFrame) -> dict[str, float]:
     """:data:`CONTEXT_COLUMNS` of ``records`` (one method's, say), NaN where undefined.
 
-    Recalls average over the questions that have one (supporting passages known); a record
-    with only the old ``support_recall`` counts it as provenance recall.
+    Recalls and evidence metrics average over the questions that have one (supporting
+    passages known, a gold that is not yes/no, facts, token counts); a record with only the old
+    ``support_recall`` counts it as provenance recall, one without ``answer_coverage`` its
+    ``context_has_answer`` (records not read through ``load_results``, which fills both).
     """
-    provenance = records.get("provenance_recall")
-    if "support_recall" in records:  # records written before the two recalls
-        old = records["support_recall"]
-        provenance = old if provenance is None else provenance.where(provenance.notna(), old)
+    provenance = _or_older(records, "provenance_recall", "support_recall")
+    coverage = _or_older(records, "answer_coverage", "context_has_answer")
     return {
         "context_tokens": mean(records.get("context_tokens")),
         "passage_recall": mean(records.get("passage_recall")),
         "provenance_recall": mean(provenance),
+        "answer_coverage": mean(coverage),
+        "supporting_fact_recall": mean(records.get("supporting_fact_recall")),
+        "context_llm_tokens": mean(records.get("context_llm_tokens")),
         "format_compliance": format_compliance(records),
     }
+
+
+def _or_older(records: pd.DataFrame, column: str, older: str) -> pd.Series | None:
+    """``column`` of ``records``, its missing values taken from the ``older`` column that
+    records written before it kept."""
+    values = records.get(column)
+    if older not in records:
+        return values
+    return records[older] if values is None else values.where(values.notna(), records[older])
 
 
 def origin_columns(records: pd.DataFrame) -> dict[str, float]:

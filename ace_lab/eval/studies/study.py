@@ -38,7 +38,7 @@ from ace_lab.eval.studies.identity import RunIdentity, short_identity
 from ace_lab.eval.studies.jsonl import ERRORS_SUFFIX as ERRORS_SUFFIX  # re-exported for callers
 from ace_lab.eval.studies.jsonl import ResultsError, read_jsonl, record_files
 from ace_lab.eval.studies.jsonl import cut_torn_tail as cut_torn_tail
-from ace_lab.eval.studies.record import with_recalls
+from ace_lab.eval.studies.record import with_evidence, with_recalls
 from ace_lab.methods.final_answer import extract_final_answer
 
 if TYPE_CHECKING:  # only a type here: reading results never needs the LLM client
@@ -323,6 +323,7 @@ def load_results(
             raise FileNotFoundError(f"no results file(s): {', '.join(missing)}")
     records = [rec for path in paths for rec in read_jsonl(path)]
     frame = with_recalls(results_frame(records), directory)  # old records: recalls recomputed
+    frame = with_evidence(frame, directory)  # and the evidence metrics their contexts allow
     frame.attrs["study_dir"] = str(directory)  # identity_mix reads the manifest's identities
     return frame
 
