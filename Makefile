@@ -54,9 +54,15 @@ reproduce: setup models native
 	$(BIN)/python -m ace_lab.eval.reporting.chooser  # the chooser's table, model and figures 09_*
 	$(BIN)/python -m ace_lab.mosaic.report  # MOSAIC's counterfactuals (05_*), no model call
 	$(BIN)/python -m ace_lab.ace.report.composition  # composed methods against their parts (09_composition)
+	$(BIN)/python -m ace_lab.eval.reporting.budget_report  # budget sweeps: curves, areas, figures budget_*
+	$(BIN)/ace-lab verdicts  # the verdict on each headline claim (results/verdicts.*)
 
+# JupyterLab on the checkout's root, opening notebooks/ (the views under figures/ load), saving
+# tracked notebooks without outputs, --allow-root added as root (ace_lab/lab.py). LAB_ARGS goes
+# to JupyterLab: make lab LAB_ARGS="--port=8899 --no-browser --ip=0.0.0.0"
+LAB_ARGS ?=
 lab: setup models
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/python -m ace_lab.lab $(LAB_ARGS)
 
 bench: setup models
 	$(BIN)/python bench/llm_throughput.py

@@ -30,18 +30,19 @@ DOCUMENTS = (
 
 
 def figures() -> dict[str, Figure]:
-    """Every figure kind: the generic ones, GraphRAG-Bench's tables, the mechanism liveness
+    """Every figure kind: the generic ones, GraphRAG-Bench's tables, the judges behind committed
+    verdicts (:mod:`ace_lab.eval.reporting.docs_judges`), the mechanism liveness
     tables (:mod:`ace_lab.cli_commands.liveness`) and those of each method report that has a
     ``docs`` module (``<report>.docs.FIGURES``; the registry names the reports)."""
     from importlib import import_module
     from importlib.util import find_spec
 
     from ace_lab.cli_commands import liveness
-    from ace_lab.eval.reporting import docs_grb
+    from ace_lab.eval.reporting import docs_grb, docs_judges
     from ace_lab.eval.reporting.docs_numbers import FIGURES
     from ace_lab.registry import METHODS, spec
 
-    known = FIGURES | docs_grb.FIGURES | liveness.FIGURES
+    known = FIGURES | docs_grb.FIGURES | docs_judges.FIGURES | liveness.FIGURES
     reports = dict.fromkeys(spec(name).report for name in METHODS)
     for report in filter(None, reports):
         if find_spec(f"{report}.docs") is not None:

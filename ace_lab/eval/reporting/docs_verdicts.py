@@ -1,0 +1,45 @@
+"""The documentation's verdict lines, generated from ``results/verdicts.csv`` (``ace-lab
+verdicts``): a figure kind of :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`).
+
+``verdicts summary`` is one sentence: how many of the headline claims are supported,
+contradicted and inconclusive, and the claims that reached a verdict; ``verdicts count WORD``
+is the number of claims with that verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ace_lab.eval.reporting.docs_numbers import DocsError, Figure
+
+#: The table ``ace-lab verdicts`` writes under ``results/``.
+VERDICTS_CSV = "verdicts.csv"
+
+
+def _verdicts(results_dir: Path) -> pd.DataFrame:
+    path = Path(results_dir) / VERDICTS_CSV
+    if not path.is_file():
+        raise DocsError(f"no {path}: run `ace-lab verdicts` first")
+    return pd.read_csv(path)
+
+
+def verdicts_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``verdicts summary`` or ``verdicts count WORD`` (see the module doc)."""
+    table = _verdicts(results_dir)
+    counts = table["verdict"].value_counts()
+    if args[:1] == ("count",):
+        return str(int(counts.get(args[1], 0)))
+    if args != ("summary",):
+        raise DocsError(f"verdicts takes summary or count WORD, not {' '.join(args)}")
+    decided = table[table["verdict"] != "inconclusive"]
+    words = ", ".join(f"{int(counts.get(w, 0))} {w}" for w in ("supported", "contradicted"))
+    text = f"of {len(table)} headline claims, {words} and "
+    text += f"{int(counts.get('inconclusive', 0))} inconclusive at the committed n"
+    if len(decided):
+        text += " (" + "; ".join(f"{r.claim}: {r.verdict}" for r in decided.itertuples()) + ")"
+    return text
+
+
+FIGURES: dict[str, Figure] = {"verdicts": verdicts_figure}
