@@ -16,7 +16,7 @@ DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one imple
   time, input ratio; its own module, re-exported here).
 
 Every table carries :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS` (context size, the
-two recalls, format compliance; :mod:`ace_lab.eval.metrics.context_stats`).
+two recalls, the evidence metrics, format compliance; :mod:`ace_lab.eval.metrics.context_stats`).
 
 ACE's router and ablation tables are in ``ace_lab.ace.report``; writing tables to
 files in :mod:`ace_lab.eval.reporting.export`. Comparisons between methods use the questions both
