@@ -191,3 +191,16 @@ def test_arcrag_and_direct_cypher_with_the_smoke_model(
                 assert all(c.completion_tokens <= 800 for c in answer.trace.llm_calls)
         finally:
             server.stop(settings)
+
+
+def test_the_judge_token_samples_the_sufficiency_judgement_at_the_paper_s_temperature(
+    settings, typed_graph
+):
+    follow = {"sufficient": False, "missing": "x", "follow_up": "Where was Ilse Marrin born?"}
+    for name, temperature in (("arcrag:r1p2", 0.0), ("arcrag:judge+r1p2", 1.0)):
+        answer, client = ask(settings, typed_graph, name, sufficient=follow)
+        judged = [k for k in client.requests if arc_prompt(k) == "sufficient"]
+        assert [k["temperature"] for k in judged] == [temperature]
+        assert answer.details.stats["passes_used"] == 2
+    # the rest of the second run was the first's, served from the cache: nothing else changed
+    assert {arc_prompt(k) for k in client.requests} == {"sufficient"}

@@ -123,3 +123,14 @@ def test_existing_names_keep_their_configuration_hash():
     fields_of = method_configuration("arcrag:strict")["configs"][0]["fields"]
     assert (fields_of["template"], fields_of["fallback"]) == (False, False)
     assert "template" not in method_configuration("arcrag")["configs"][0]["fields"]
+
+
+def test_judge_is_the_paper_s_sampled_sufficiency_judgement_and_keeps_old_hashes():
+    assert ArcConfig().judge_temperature == 0.0  # every committed record judged greedily
+    judged = spec("arcrag:r3p3+judge+strict")
+    assert judged.name == "arcrag:strict+judge+r3p3"  # the canonical order
+    assert judged.config(ArcConfig).judge_temperature == 1.0
+    assert config_hash("arcrag:judge") not in HASHES_BEFORE_THE_SWITCHES.values()
+    assert "judge_temperature" not in method_configuration("arcrag")["configs"][0]["fields"]
+    with pytest.raises(KeyError, match="no sufficiency judgement"):
+        spec("direct-cypher:judge")

@@ -32,6 +32,9 @@ from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
 
 BRANCH = "arc"
+#: The temperature the paper's answer model judges sufficiency at (Limitations: "the answer
+#: model samples at temperature 1.0 and also judges whether its own evidence is sufficient").
+PAPER_JUDGE_TEMPERATURE = 1.0
 #: Where a context item came from, in the order the record's ``stats`` list them.
 SOURCES = ("model", "template", "fallback")
 
@@ -134,8 +137,12 @@ def _row(el: WitnessElement) -> Evidence:
     )
 
 
-def sufficient(llm: LLM, question: str, answer: str, context: str) -> tuple[bool, str, bool]:
-    """``(ok, follow_up, fallback)``; an unusable reply is ``(True, "", True)``: stop."""
+def sufficient(
+    llm: LLM, question: str, answer: str, context: str, temperature: float = 0.0
+) -> tuple[bool, str, bool]:
+    """``(ok, follow_up, fallback)``; an unusable reply is ``(True, "", True)``: stop.
+    ``temperature`` samples the judgement (0, the suite's default, is greedy; the paper's
+    answer model judges at :data:`PAPER_JUDGE_TEMPERATURE`)."""
     result = llm.json(
         load_prompt("arc_sufficient").messages(
             question=question, answer=answer or "(no answer)", context=context or "(none)"
@@ -143,6 +150,7 @@ def sufficient(llm: LLM, question: str, answer: str, context: str) -> tuple[bool
         Sufficiency,
         tag="arc.sufficient",
         default=Sufficiency(),
+        temperature=temperature,
         max_tokens=300,
     )
     value = result.value

@@ -96,10 +96,18 @@ class ArcConfig(Bounded):
         help="token cap of the composed context the answer is read from (the name's b<N>)",
     )
 
+    judge_temperature: float = bounded(
+        0.0,
+        lo=0.0,
+        hi=2.0,
+        help="sampling temperature of the sufficiency judgement: 0 (greedy, every agent's "
+        "here) or the paper's 1.0 (its answer model judges, sampling; the judge token)",
+    )
+
     #: Switches added after records were written: left out of the configuration hash while at
     #: their default, so every existing name keeps its hash (ace_lab.eval.studies.identity).
     HASH_OMITS_AT_DEFAULT: ClassVar[tuple[str, ...]] = (
-        *("template", "fallback", "grammar", "patterns", "context_tokens"),
+        *("template", "fallback", "grammar", "patterns", "context_tokens", "judge_temperature"),
     )
 
     def validate(self) -> None:
@@ -247,7 +255,8 @@ class ArcRAG:
             if p == budget.passes:
                 break
             with trace.step(f"judge:p{p}", kind="judge") as step:
-                ok, follow, fell_back = sufficient(llm, query, text, Context(items).render())
+                judged = Context(items).render()
+                ok, follow, fell_back = sufficient(llm, query, text, judged, cfg.judge_temperature)
                 step.record(SufficiencyCheck(p, ok, follow, fell_back))
             if ok:
                 stop = "sufficient" if not fell_back else "judgement unusable"

@@ -23,8 +23,10 @@ FAMILIES = ("typed", "openie", "openie-bare")
 #: Variant tokens that switch a stage, in the order a name writes them: ``strict`` is the
 #: paper's ArcRAG (no scan template, no fallback passages: ``ArcConfig.template`` and
 #: ``.fallback`` off); ``grammar`` is schema-constrained decoding (``ArcConfig.grammar``);
-#: ``patterns`` narrows the grammar to the hops the graph holds (``ArcConfig.patterns``).
-SWITCHES = ("strict", "grammar", "patterns")
+#: ``patterns`` narrows the grammar to the hops the graph holds (``ArcConfig.patterns``);
+#: ``judge`` samples the sufficiency judgement at the paper's temperature 1.0
+#: (``ArcConfig.judge_temperature``; greedy otherwise, like every other agent call here).
+SWITCHES = ("strict", "grammar", "patterns", "judge")
 #: Variants registered beside each head's default, on every graph family.
 REGISTERED_VARIANTS: dict[str, tuple[str, ...]] = {"arcrag": ("strict",)}
 

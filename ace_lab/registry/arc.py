@@ -3,12 +3,14 @@
 The head picks the stages (:data:`ace_lab.arc.names.ARC_HEADS`: ``arcrag`` Explorer + Planner +
 Generator, ``arcrag-explorer``, ``arcrag-generator``, ``direct-cypher``), the variant's tokens
 switch stages (:data:`~ace_lab.arc.names.SWITCHES`: ``strict``, ``grammar``, ``patterns``, which
-needs ``grammar``) and override retries and passes (``r3p5``), the family picks the graph
-(``@typed``, the default, ``@openie`` or ``@openie-bare``).
+needs ``grammar``, and ``judge``, the paper's sampled sufficiency judgement) and override
+retries and passes (``r3p5``), the family picks the graph (``@typed``, the default, ``@openie``
+or ``@openie-bare``).
 A variant is resolved in its canonical order (switches in :data:`SWITCHES` order, then the
 budget): ``arcrag:r3p5+strict`` is ``arcrag:strict+r3p5``. Direct-Cypher's own budget is one
-attempt and one pass; it writes no scan template and has no fallback passages, so ``strict``
-is refused there rather than naming its default configuration twice.
+attempt and one pass; it writes no scan template, has no fallback passages and judges nothing,
+so ``strict`` and ``judge`` are refused there rather than naming its default configuration
+twice.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import fields, replace
 
+from ace_lab.arc.answer import PAPER_JUDGE_TEMPERATURE
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.method import ArcConfig, ArcRAG
 from ace_lab.arc.names import ARC_HEADS, ARC_METHODS, FAMILIES, SWITCHES
@@ -29,10 +32,11 @@ _BUDGET = re.compile(r"r\d+p\d+")
 _VARIANT = "'+'-joined tokens: " + ", ".join(SWITCHES) + ", r<retries>p<passes>"
 #: Variant switch token → the ``ArcConfig`` fields it sets. A token whose fields ``ArcConfig``
 #: lacks is refused with one line, so ``grammar`` works as soon as ``ArcConfig.grammar`` exists.
-SWITCH_FIELDS: dict[str, dict[str, bool]] = {
+SWITCH_FIELDS: dict[str, dict[str, bool | float]] = {
     "strict": {"template": False, "fallback": False},
     "grammar": {"grammar": True},  # schema-constrained decoding of the Cypher (issue 37)
     "patterns": {"patterns": True},  # ... along the graph's signatures only (needs grammar)
+    "judge": {"judge_temperature": PAPER_JUDGE_TEMPERATURE},  # the paper's sampled judgement
 }
 
 
@@ -56,10 +60,12 @@ def arc_config(name: str, components: str, switches: tuple[str, ...]) -> ArcConf
     """The ``ArcConfig`` of ``components`` with the variant's ``switches`` on."""
     if components == "direct" and "strict" in switches:
         raise KeyError(f"{name!r}: Direct-Cypher has no scan template or fallback to turn off")
+    if components == "direct" and "judge" in switches:
+        raise KeyError(f"{name!r}: Direct-Cypher makes one pass and no sufficiency judgement")
     if "patterns" in switches and "grammar" not in switches:
         raise KeyError(f"{name!r}: patterns narrows the grammar; write grammar+patterns")
     known = {f.name for f in fields(ArcConfig)}
-    settings: dict[str, bool] = {}
+    settings: dict[str, bool | float] = {}
     for switch in switches:
         missing = set(SWITCH_FIELDS[switch]) - known
         if missing:
