@@ -1,4 +1,4 @@
-"""ace_lab.eval.metrics: answers, context_stats."""
+"""ace_lab.eval.metrics: answers, context_stats, evidence (with facts)."""
 
 from ace_lab.eval.metrics.answers import (
     ANSWER_FORMATS,
