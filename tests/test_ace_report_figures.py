@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from ace_lab.ace.report import figures, tables
-from ace_lab.eval.reporting.plots import Panel
+from ace_lab.eval.reporting.plots import MISSING, Panel
+from ace_lab.viz.names import display_name
+from ace_lab.viz.text_layout import layout_problems
 from tests.conftest import synthetic_results
 
 
@@ -25,8 +27,9 @@ def test_ablation_plot_marks_controls_and_missing_runs():
     table = tables.ablation_report(synthetic_results(), "ace-full", ["ace-wo-gap"])
     fig = figures.ablation_plot([Panel("toy", "m", table)])
     (ax,) = fig.axes
-    assert _labels(ax) == list(table["method"])
-    assert [t.get_text() for t in ax.texts] == ["missing"]  # ace-wo-gap has no run
+    assert _labels(ax) == [display_name(m) for m in table["method"]]
+    assert _labels(ax)[:2] == ["Full-ACE", "Full-ACE w/o gap"]
+    assert [t.get_text() for t in ax.texts] == [MISSING]  # ace-wo-gap has no run
     assert len(ax.lines) >= 2  # the oracle's diamond and Full-ACE's dashed line
     empty = figures.ablation_plot([], command="ace-lab run --methods ace-full")
     assert "ace-full" in empty.axes[0].texts[0].get_text()
@@ -39,9 +42,23 @@ def test_router_figure_shares_and_changes():
     fig = figures.router_figure(dist, change)
     ax_a, ax_b = fig.axes
     assert len(ax_a.patches) == 4  # one stacked segment per topology
-    assert _labels(ax_a) == ["toy"] and ax_a.get_title().startswith("(a)")
+    assert _labels(ax_a) == ["Toy corpus"] and ax_a.get_title().startswith("(a)")
     assert ax_b.get_xticklabels()[0].get_text() == "POINT\n(Node)"
-    assert [t.get_text() for t in ax_b.texts][-1] == "n=6"  # the pooled bar
+    assert "n=6" in [t.get_text() for t in ax_b.texts]  # the pooled bar
+    assert ax_b.get_ylabel() == "F1 Adaptive-ACE − Full-ACE"
+    assert layout_problems(fig) == []
+
+
+def test_router_figure_writes_n_once_for_a_topology_no_data_set_has():
+    df = synthetic_results()
+    change = tables.f1_change_by_topology(df)
+    change = change[change["topology"] != "OVERVIEW"]  # no data set has one
+    dist = {"a": tables.router_distribution(df), "b": tables.router_distribution(df)}
+    fig = figures.router_figure(dist, {"a": change, "b": change, "c": change})
+    texts = [t.get_text() for t in fig.axes[1].texts]
+    assert texts.count("n=0") == 1  # once for the topology, not once per data set
+    assert texts.count("n=6") == 3  # each data set's pooled bar
+    assert layout_problems(fig) == []
     empty = figures.router_figure({}, {}, commands=("make a", "make b"))
     texts = [ax.texts[0].get_text() for ax in empty.axes]
     assert "make a" in texts[0] and "make b" in texts[1]
@@ -53,4 +70,4 @@ def test_ablation_plot_places_rows_only_one_study_has():
     extra = df[df["method"] == "ace-full"].assign(method="ace-full:b1500")
     more = tables.ablation_report(pd.concat([df, extra]), "ace-full", ["ace-wo-gap"])
     fig = figures.ablation_plot([Panel("a", "m", plain), Panel("b", "m", more)])
-    assert _labels(fig.axes[0]) == [*plain["method"], "ace-full:b1500"]
+    assert _labels(fig.axes[0]) == [*map(display_name, plain["method"]), "Full-ACE (B=1500)"]

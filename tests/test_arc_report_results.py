@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.arc.report import results as arc_results
+from ace_lab.viz.text_layout import layout_problems
 
 matplotlib.use("Agg")
 
@@ -102,9 +103,14 @@ def test_grid_cells_of_a_line_share_their_questions(records):
 
 
 def test_grid_figure_draws_a_panel_per_family(records):
-    fig = arc_results.grid_figure(arc_results.budget_grid(records), title="t")
-    assert [ax.get_title() for ax in fig.axes] == ["typed graph", "openie graph"]
+    grid = arc_results.budget_grid(records)
+    fig = arc_results.grid_figure(grid, title="t")
+    assert [ax.get_title() for ax in fig.axes] == ["typed graph", "OpenIE"]
     assert fig.axes[0].get_xscale() == "log"
+    # the budgets the grid has are the ticks, written whole; nothing overprints
+    budgets = sorted({int(b) for b in grid["retries"] * grid["passes"]})
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [str(b) for b in budgets]
+    assert layout_problems(fig) == []
     empty = arc_results.grid_figure(arc_results.budget_grid(records.iloc[0:0]))
     assert empty.axes[0].texts[0].get_text() == "no ArcRAG records"
 

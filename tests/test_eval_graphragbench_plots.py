@@ -10,6 +10,8 @@ from matplotlib.container import BarContainer
 
 from ace_lab.eval.graphragbench.plots import grb_figure
 from ace_lab.eval.graphragbench.scoring import OVERALL
+from ace_lab.viz.palette import METHOD_COLOURS
+from ace_lab.viz.text_layout import layout_problems
 
 
 @pytest.fixture(autouse=True)
@@ -34,21 +36,37 @@ TABLE = pd.DataFrame([
 
 
 def test_bars_are_the_means_grouped_by_type_in_the_benchmarks_order():
-    fig = grb_figure(TABLE, methods=["naive", "mosaic"], title="Medical")
+    fig = grb_figure(TABLE, methods=["naive", "mosaic"], title="graphragbench_medical")
     ax = fig.axes[0]
+    # each type's n under its name (a range where the methods' n differ)
     assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "Fact Retrieval", "Contextual Summarize", "Overall\n(query-weighted,\nnot official)"
+        "Fact Retrieval\nn = 3", "Contextual Summarize\nn = 1",
+        "Overall (query-\nweighted, not official)\nn = 3–4",
     ]  # fmt: skip
     naive, mosaic = [c for c in ax.containers if isinstance(c, BarContainer)]
     heights = [[b.get_height() for b in group] for group in (naive, mosaic)]
     assert heights[0][0] == pytest.approx(0.3) and heights[0][2] == pytest.approx(0.3)
     assert pd.isna(heights[0][1])  # naive has no Contextual Summarize score: no bar
     assert heights[1] == pytest.approx([0.6, 0.4, 0.55])
-    # the n of every bar is printed on it; the judge and embedder are in the title
-    assert sorted(t.get_text() for t in ax.texts) == ["1", "3", "3", "3", "4"]
+    # the judge and embedder are in the title, the data set by its display name
     assert "judge qwen1.5b" in ax.get_title() and "minilm" in ax.get_title()
-    assert ax.get_title().startswith("Medical · Answer Correctness")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["naive", "mosaic"]
+    assert ax.get_title().startswith("GraphRAG-Bench Medical · Answer Correctness")
+    (legend,) = fig.legends  # below the axes, display names, each method its own colour
+    assert [t.get_text() for t in legend.get_texts()] == ["NaiveRAG", "MOSAIC"]
+    assert naive.patches[0].get_facecolor()[:3] == pytest.approx(
+        tuple(int(METHOD_COLOURS["naive"][i : i + 2], 16) / 255 for i in (1, 3, 5))
+    )
+    assert layout_problems(fig) == []
+
+
+def test_eleven_methods_get_eleven_colours_and_nothing_overprints():
+    methods = [f"mosaic-fixed:w{i}" for i in range(11)]
+    rows = [_row(m, "answer_correctness", t, 11, 0.5, 0.4, 0.6) for m in methods
+            for t in ("Fact Retrieval", "Complex Reasoning", OVERALL)]  # fmt: skip
+    fig = grb_figure(pd.DataFrame(rows), methods=methods)
+    bars = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
+    assert len({tuple(c.patches[0].get_facecolor()) for c in bars}) == 11
+    assert layout_problems(fig) == []
 
 
 def test_error_bars_span_the_interval():

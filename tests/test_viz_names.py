@@ -28,6 +28,7 @@ from ace_lab.viz.names import METHOD_NAMES, dataset_name, display_name
         ),
         ("direct-cypher:grammar", "Direct-Cypher (grammar)"),
         ("mosaic:signals", "MOSAIC (signals)"),
+        ("mosaic-budget-matched:12x2", "MOSAIC (budget-matched, 12x2)"),
         ("mosaic>ace-full", "MOSAIC → Full-ACE"),
         ("hipporag@hierarchical>ace-adaptive", "HippoRAG on hierarchical graph → Adaptive-ACE"),
         ("mosaic>narrow", "MOSAIC (narrow)"),

@@ -112,7 +112,9 @@ def display_name(method_id: str) -> str:
         return method_id
     head, variant, family, policy = match.group("head", "variant", "family", "policy")
     text = METHOD_NAMES[head]
-    if variant:
+    if variant and text.endswith(")"):  # one bracket: "MOSAIC (budget-matched, 12x2)"
+        text = f"{text[:-1]}, {_variant(variant)})"
+    elif variant:
         text += f" ({_variant(variant)})"
     if family:
         text += f" on {FAMILY_NAMES.get(family, family)}"

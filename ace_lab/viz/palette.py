@@ -124,7 +124,8 @@ def pale(colour: str, amount: float = 0.7) -> str:
 
 
 #: Twenty distinct colours for figures with many series (tab10, then darker and lighter hues
-#: that none of tab10's resembles closely), so a legend of up to twenty entries never repeats.
+#: that none of tab10's resembles closely; one grey only), so a legend of up to twenty entries
+#: never repeats a colour.
 SERIES_COLOURS: tuple[str, ...] = (
     "#1f77b4",
     "#ff7f0e",
@@ -145,7 +146,7 @@ SERIES_COLOURS: tuple[str, ...] = (
     "#ffbb78",
     "#98df8a",
     "#f7b6d2",
-    "#c7c7c7",
+    "#6b6ecf",
 )
 #: One colour per method head, the same in every figure (``ace-full`` is always red).
 METHOD_COLOURS: dict[str, str] = {

@@ -12,7 +12,7 @@
 - Both keep, per study, only the questions every cell of a configuration × family answered
   (:func:`paired_questions`), so a line's cells are paired and differ only in their budget.
 - :func:`grid_figure` — the Figure 2 analogue: EM against retries × passes (log scale), one
-  line per configuration, one panel per family.
+  line per configuration, one panel per family (two columns wide, display names).
 - :func:`token_split` — the Appendix C analogue: tokens per record by family and where they go
   (the context the answer is composed from, the answers, Cypher and plans, explorer notes,
   sufficiency judgements), from the per-step tokens the records keep.
@@ -35,6 +35,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.names import ARC_HEADS, SWITCHES
@@ -42,6 +43,9 @@ from ace_lab.eval.metrics.context_stats import ORIGIN_COLUMNS
 from ace_lab.eval.statistics import bootstrap_ci
 from ace_lab.registry import head_of, parse, spec
 from ace_lab.trace import step_kind
+from ace_lab.viz.names import FAMILY_NAMES, display_name
+from ace_lab.viz.palette import method_colours
+from ace_lab.viz.sizes import paper_figure, paper_style
 
 #: Where an ArcRAG record's tokens go: step kind → category (the rest: "other").
 TOKEN_CATEGORIES: dict[str, str] = {
@@ -171,10 +175,24 @@ def pooled_budget_grid(records: Mapping[str, pd.DataFrame | None], seed: int = 0
     return grid.merge(slices.rename("slices").reset_index(), on=keys, how="left")
 
 
+@paper_style()
 def grid_figure(grid: pd.DataFrame, title: str = "") -> plt.Figure:
-    """EM (with its interval) against retries × passes, log scale; a panel per family."""
+    """EM (with its interval) against retries × passes, log scale; a panel per family, a
+    configuration the same colour in every panel and named once, in a legend below them. The x
+    ticks are the budgets the grid has, written whole (a log axis spanning under a decade would
+    otherwise label its minor ticks, over each other)."""
     families = list(dict.fromkeys(grid["family"])) if not grid.empty else ["typed"]
-    fig, axes = plt.subplots(1, len(families), figsize=(5 * len(families), 3.6), squeeze=False)
+    configs = list(dict.fromkeys(grid["configuration"])) if not grid.empty else []
+    colours = method_colours(configs)
+    fig, axes = paper_figure(
+        2,
+        2.4 + 0.16 * math.ceil(len(configs) / 3),
+        ncols=len(families),
+        squeeze=False,
+        sharey=True,
+        layout="constrained",
+    )
+    budgets = sorted({int(b) for b in grid["retries"] * grid["passes"]}) if configs else [1]
     for ax, family in zip(axes[0], families, strict=True):
         part = grid[grid["family"] == family] if not grid.empty else grid
         groups = list(part.groupby("configuration", sort=False)) if not part.empty else []
@@ -184,20 +202,38 @@ def grid_figure(grid: pd.DataFrame, title: str = "") -> plt.Figure:
             # equal cells would hide each other: each configuration is nudged sideways a little
             dodge = DODGE ** (i - (len(groups) - 1) / 2)
             ax.errorbar(
-                lines["budget"] * dodge, lines["EM"], yerr=err, marker="o", capsize=3, label=config
+                lines["budget"] * dodge,
+                lines["EM"],
+                yerr=err,
+                marker="o",
+                markersize=3,
+                capsize=1.5,
+                elinewidth=0.7,
+                color=colours[config],
+                label=display_name(config),
             )
         ax.set_xscale("log")
-        ax.set_xlabel("retries × passes (log scale; configurations dodged sideways)")
-        ax.set_ylabel("EM")
+        ax.set_xticks(budgets, [str(b) for b in budgets])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(budgets[0] / 1.6, budgets[-1] * 1.6)
         ax.set_ylim(-0.05, 1.05)
-        ax.set_title(f"{family} graph")
+        ax.set_title(FAMILY_NAMES.get(family, family))
         if part.empty:
             ax.text(0.5, 0.5, "no ArcRAG records", ha="center", transform=ax.transAxes)
-        else:
-            ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("EM")
+    # under the middle panel, not the figure: a figure label would share the legend's place
+    axes[0][len(families) // 2].set_xlabel("retries × passes (log scale; configurations dodged)")
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    if configs:
+        handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
+        fig.legend(
+            list(handles.values()),
+            list(handles),
+            loc="outside lower center",
+            ncols=3,
+            frameon=False,
+        )
     return fig
 
 

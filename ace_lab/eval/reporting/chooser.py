@@ -41,7 +41,9 @@ from ace_lab.eval.reporting.outcomes import (
     slice_outcomes,
 )
 from ace_lab.viz.figures import save_figure
+from ace_lab.viz.names import dataset_name
 from ace_lab.viz.pareto import plot_pareto, token_axis
+from ace_lab.viz.sizes import paper_figure, paper_style
 
 #: ``λ`` grid, per million input tokens (see :func:`ace_lab.chooser.parse_lam`).
 LAMS: tuple[float, ...] = tuple(
@@ -212,19 +214,24 @@ def runtime_model(frames: dict[ChooserSlice, pd.DataFrame], runnable: Iterable[s
     return model.to_json()
 
 
+@paper_style()
 def curves_figure(table: pd.DataFrame) -> plt.Figure:
     """Accuracy against mean input tokens per slice: methods as points, the choosers over
-    ``λ`` as lines, the oracle over ``λ`` as a dotted line."""
+    ``λ`` as lines, the oracle over ``λ`` as a dotted line; two columns wide, three panels a
+    row, the legend in an empty panel (or above the panels)."""
     places = list(dict.fromkeys(table["slice"]))
-    cols = 4
+    names = {s.label: dataset_name(s.study) for s in SLICES}
+    cols = 3
     rows = math.ceil(len(places) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(cols * 2.4, rows * 2.2), squeeze=False)
+    fig, axes = paper_figure(
+        2, 2.0 * rows + 0.5, nrows=rows, ncols=cols, squeeze=False, layout="constrained"
+    )
     styles = {"auto": ("#d62728", "--", "x"), "auto:prior": ("#1f77b4", "-.", "+")}
     styles |= {"auto:slice-out": ("#2ca02c", ":", "1"), "oracle": ("#ff9800", ":", "*")}
     for ax, place in zip(axes.flat, places, strict=False):
         sub = table[table["slice"] == place]
         single = sub[sub["lam"] == ""]
-        ax.scatter(single["tokens"], single["accuracy"], s=10, color="#757575", zorder=3)
+        ax.scatter(single["tokens"], single["accuracy"], s=8, color="#757575", zorder=3)
         for row, (colour, line, marker) in styles.items():
             curve = sub[sub["row"] == row]  # in λ order: the table's
             if len(curve):
@@ -239,15 +246,19 @@ def curves_figure(table: pd.DataFrame) -> plt.Figure:
                     label=row,
                 )
         token_axis(ax)
-        ax.set_title(f"{place} (n={int(sub['n'].max())}, {sub['metric'].iloc[0]})", fontsize=7)
-        ax.tick_params(labelsize=6)
+        metric = sub["metric"].iloc[0]
+        ax.set_title(f"{names.get(place, place)}\n(n = {int(sub['n'].max())}, {metric})")
         ax.grid(True, linewidth=0.3, alpha=0.5)
-    for ax in list(axes.flat)[len(places) :]:
+    spare = list(axes.flat)[len(places) :]
+    for ax in spare:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=5.5, frameon=False, loc="lower right")
-    fig.supxlabel("mean input tokens per question (log scale)", fontsize=7)
-    fig.supylabel("accuracy (F1 or judged ACC)", fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if spare:  # in the first empty panel; else above the panels, clear of the axis labels
+        spare[0].legend(handles, labels, loc="center", frameon=False)
+    else:
+        fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), frameon=False)
+    fig.supxlabel("mean input tokens per question (log scale)")
+    fig.supylabel("accuracy (F1 or judged ACC)")
     return fig
 
 
@@ -261,7 +272,7 @@ def pareto_figures(results_dir: Path, table: pd.DataFrame, figures_dir: Path) ->
         best = sub[(sub["row"] == "oracle") & (sub["lam"] == "0")]
         fig = plot_pareto(
             points,
-            title=f"{chosen.label} (n={int(sub['n'].max())})",
+            title=f"{dataset_name(chosen.study)} (n = {int(sub['n'].max())})",
             metric=_METRIC_NAME[chosen.metric],
             chooser=auto,
             oracle=(float(best["accuracy"].iloc[0]), float(best["tokens"].iloc[0])),
