@@ -182,13 +182,17 @@ def test_the_pooled_table_writes_a_dash_where_one_pair_defines_nothing(tmp_path)
 def test_the_calibration_table_marks_a_judge_that_says_yes_to_everything(tmp_path):
     folder = tmp_path / "judging"
     folder.mkdir()
-    yes = {"metric": "evidence_recall", "judge": "j", "n_pos": 16, "n_neg": 16}
+    judge = {"judge": "j", "judge_identity": "local:j:gguf:x+llama-server:111", "judge_prompt": "p"}
+    yes = {"metric": "evidence_recall", "n_pos": 16, "n_neg": 16, **judge}
     yes |= {"accuracy": 0.5, "tpr": 1.0, "tnr": 0.0, "informative": True}  # recomputed: no
-    good = {"metric": "semantic_equivalence", "judge": "j", "n_pos": 16, "n_neg": 16}
-    good |= {"accuracy": 0.9, "tpr": 0.9, "tnr": 0.9}
+    good = {"metric": "semantic_equivalence", "n_pos": 16, "n_neg": 16, **judge}
+    good |= {"accuracy": 0.75, "tpr": 0.9, "tnr": 0.6, "items": 40, "unreadable": 8}
+    good |= {"accuracy_readable": 0.95}
     (folder / "calibration.json").write_text(json.dumps({"calibrations": [yes, good]}))
     lines = FIGURES["calibration"](tmp_path, ()).splitlines()
-    assert lines[2].endswith("| 0.500 | 1.000 | 0.000 | judge uninformative |")
-    assert lines[3].endswith("| 0.900 | 0.900 | 0.900 | informative |")
+    assert "| j llama-server:111 prompt:p | 16 + 16 |" in lines[2]
+    assert lines[2].endswith("| 0.500 | — | 1.000 | 0.000 | judge uninformative |")
+    # the unreadable verdicts are their own column, and the accuracy without them beside
+    assert lines[3].endswith("| 40 | 8 | 0.750 | 0.950 | 0.900 | 0.600 | informative |")
     with pytest.raises(docs_numbers.DocsError, match="ace-lab calibrate"):
         FIGURES["calibration"](tmp_path / "elsewhere", ())

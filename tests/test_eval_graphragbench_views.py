@@ -5,20 +5,31 @@ the slices against a reference."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from ace_lab.eval.graphragbench.cells import MISSING, calibration_cell, complete
+from ace_lab.eval.graphragbench.cells import (
+    MISSING,
+    calibration_cell,
+    complete,
+    score_identities,
+)
 from ace_lab.eval.graphragbench.scoring import OVERALL, summarize
 from ace_lab.eval.graphragbench.views import grb_pooled, pooled_summary, type_view, type_views
-from ace_lab.eval.judging.calibration import UNINFORMATIVE
+from ace_lab.eval.judging.calibration import UNINFORMATIVE, Calibration, Calibrations
 from ace_lab.eval.judging.calibration import summarize as calibrate
+from ace_lab.eval.judging.identity import JudgeIdentity
 
 FR, CS = "Fact Retrieval", "Contextual Summarize"
 
 
+JUDGE = "local:qwen1.5b:gguf:abc+llama-server:111"
+PROMPTS = {"acc_statements": "pa", "evidence_recall": "pe", "context_relevancy": "pc"}
 MODELS = {"judge_model": "qwen1.5b", "embed_model": "st:all-MiniLM-L6-v2"}
+MODELS |= {"judge_identity": JUDGE, "judge_prompts": PROMPTS}
 
 
 def _lines() -> pd.DataFrame:
@@ -33,22 +44,41 @@ def _lines() -> pd.DataFrame:
     return pd.DataFrame([fact | MODELS, summary | MODELS])
 
 
-def _table(calibrations) -> pd.DataFrame:
-    lines = _lines()
+def _table(calibrations: Calibrations, lines: pd.DataFrame | None = None) -> pd.DataFrame:
+    lines = _lines() if lines is None else lines
     table = summarize(lines)
     table["mean [95% CI]"] = [f"{m:.3f}" for m in table["mean"]]
     table = complete(table, lines, [FR, CS])
     table.insert(0, "method", "naive")
     table["judge_calibration"] = [
-        calibration_cell(m, calibrations, "qwen1.5b") for m in table["metric"]
+        calibration_cell(m, calibrations, score_identities(lines, m)) for m in table["metric"]
     ]
     return table
 
 
+def _calibrations() -> Calibrations:
+    def of(metric: str, verdicts: list) -> Calibration:
+        identity = JudgeIdentity(JUDGE, PROMPTS[metric])
+        return calibrate(metric, "qwen1.5b", verdicts, identity=identity)
+
+    yes = of("evidence_recall", [(True, True)] * 16 + [(False, True)] * 16)
+    good = of("acc_statements", [(True, True)] * 16 + [(False, False)] * 16)
+    return Calibrations((yes, good))
+
+
+def test_a_calibration_backs_only_the_scores_of_its_exact_judge():
+    """Scores from another llama-server build, or judged with another prompt, are not backed
+    by the calibration of the same model name."""
+    for change in ({"judge_identity": JUDGE.replace(":111", ":222")}, {"judge_prompts": {}}):
+        table = _table(_calibrations(), _lines().assign(**{k: [v] * 2 for k, v in change.items()}))
+        judged = table[table["metric"] == "answer_correctness"]["judge_calibration"]
+        assert set(judged) == {"judge not calibrated"}, change
+    assert score_identities(_lines(), "rouge_score") == Counter()
+    assert score_identities(_lines(), "evidence_recall") == Counter({JudgeIdentity(JUDGE, "pe"): 2})
+
+
 def test_a_judge_that_says_yes_to_everything_is_marked_uninformative():
-    yes = calibrate("evidence_recall", "qwen1.5b", [(True, True)] * 16 + [(False, True)] * 16)
-    good = calibrate("acc_statements", "qwen1.5b", [(True, True)] * 16 + [(False, False)] * 16)
-    table = _table({"evidence_recall": yes, "acc_statements": good})
+    table = _table(_calibrations())
     view = type_view(table, FR)
     columns = list(view.columns)
     assert columns[1] == "ACC (sim: all-MiniLM-L6-v2) [1.00 (n=32)]"
@@ -61,7 +91,7 @@ def test_a_judge_that_says_yes_to_everything_is_marked_uninformative():
 
 
 def test_a_metric_not_computed_is_missing_with_why_never_zero():
-    table = _table({})
+    table = _table(Calibrations())
     rows = table.set_index(["metric", "type"])
     # Coverage was never judged: missing on the summary and the overall, with the command
     coverage = rows.loc[("coverage_score", CS)]

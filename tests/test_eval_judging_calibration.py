@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ace_lab.data import Question
 from ace_lab.eval.judging import calibration_run
 from ace_lab.eval.judging.calibration import (
     CALIBRATION_THRESHOLD,
@@ -18,13 +20,17 @@ from ace_lab.eval.judging.calibration import (
     NOT_CALIBRATED,
     UNINFORMATIVE,
     Calibration,
+    Calibrations,
     cell,
+    cells,
     load_calibrations,
     mark,
     summarize,
 )
 from ace_lab.eval.judging.calibration_judges import match
-from ace_lab.eval.judging.calibration_sets import BUILDERS, Probe, normalised
+from ace_lab.eval.judging.calibration_run import BUILDERS
+from ace_lab.eval.judging.calibration_sets import Probe, normalised
+from ace_lab.eval.judging.identity import JudgeIdentity, prompt_fingerprint
 from tests.conftest import scripted_llm
 
 #: Small sets keep the scripted runs fast: about 4 positives and 4 negatives per metric.
@@ -32,6 +38,9 @@ N = 4
 
 
 # ------------------------------------------------------------------------------ records
+JUDGE = JudgeIdentity("local:qwen1.5b:gguf:abc+llama-server:111", "p1")
+
+
 def test_summary_is_balanced_accuracy_and_unreadable_counts_as_wrong():
     yes_to_all = summarize("coverage", "j", [(True, True)] * 3 + [(False, True)] * 9)
     assert (yes_to_all.tpr, yes_to_all.tnr, yes_to_all.accuracy) == (1.0, 0.0, 0.5)
@@ -40,55 +49,76 @@ def test_summary_is_balanced_accuracy_and_unreadable_counts_as_wrong():
     assert perfect.accuracy == 1.0 and perfect.informative
     unreadable = summarize("coverage", "j", [(True, None), (False, None), (True, True)])
     assert (unreadable.tpr, unreadable.tnr) == (0.5, 0.0)
+    assert unreadable.unreadable == 1 + 1 and unreadable.items == 3
     one_sided = summarize("coverage", "j", [(True, True)] * 4)
     assert not one_sided.informative  # no negatives: nothing shows it can say no
     at = summarize("coverage", "j", [(True, True)] * 2 + [(False, False), (False, True)])
     assert at.accuracy == CALIBRATION_THRESHOLD and at.informative
 
 
-def test_label_mark_and_cell():
-    bad = Calibration("coverage", "qwen1.5b", 16, 16, 0.62, 0.9, 0.34, False)
-    good = Calibration("evidence_recall", "qwen1.5b", 16, 16, 0.91, 0.94, 0.88, True)
-    found = {"coverage": bad, "evidence_recall": good}
+def test_a_probe_counts_once_whatever_its_items():
+    """Eleven negatives from one probe weigh as one probe, not eleven (the audit's
+    faithfulness case), and n says how many independent probes there are."""
+    verdicts = [(True, True)] * 3 + [(False, True)] * 11 + [(False, False)] * 3
+    probes = ["p1", "p2", "p3"] + ["big"] * 11 + ["n1", "n2", "n3"]
+    found = summarize("faithfulness", "j", verdicts, probes)
+    assert (found.n_pos, found.n_neg, found.items) == (3, 4, 17)
+    assert found.tnr == 3 / 4 and found.accuracy == (1 + 3 / 4) / 2
+    by_item = summarize("faithfulness", "j", verdicts)
+    assert by_item.tnr == 3 / 14 and by_item.n == 17  # what counting items said
+
+
+def test_unreadable_verdicts_are_reported_beside_the_accuracy():
+    """The audit's acc_statements case: unreadable items count as wrong in the accuracy, and
+    the accuracy on the readable ones is its own number."""
+    verdicts = [(True, True)] * 9 + [(True, None)] * 5 + [(False, False)] * 8 + [(False, None)] * 5
+    found = summarize("acc_statements", "j", verdicts)
+    assert found.unreadable == 10 and found.items == 27
+    assert found.accuracy == pytest.approx((9 / 14 + 8 / 13) / 2)
+    assert found.accuracy_readable == 1.0 and not found.informative
+
+
+def test_label_mark_and_cell_are_of_the_exact_judge():
+    bad = Calibration("coverage", "qwen1.5b", 16, 16, 0.62, 0.9, 0.34, False, JUDGE.model, "p1")
+    good = Calibration(
+        "evidence_recall", "qwen1.5b", 16, 16, 0.91, 0.94, 0.88, True, JUDGE.model, "p1"
+    )
+    found = Calibrations((bad, good))
     assert bad.label() == "judge acc 0.62 (n=32), uninformative"
-    assert mark("coverage", found) == UNINFORMATIVE
-    assert mark("evidence_recall", found) == ""
-    assert mark("faithfulness", found) == NOT_CALIBRATED
-    assert mark("evidence_recall", found, judge="other-model") == NOT_CALIBRATED
-    assert cell("evidence_recall", found) == "0.91 (n=32)"
-    assert cell("coverage", found) == f"0.62 (n=32) {UNINFORMATIVE}"
-    assert cell("faithfulness", found) == NOT_CALIBRATED
+    assert mark("coverage", found, JUDGE) == UNINFORMATIVE
+    assert mark("evidence_recall", found, JUDGE) == ""
+    assert mark("faithfulness", found, JUDGE) == NOT_CALIBRATED
+    other_build = JudgeIdentity("local:qwen1.5b:gguf:abc+llama-server:222", "p1")
+    other_prompt = JudgeIdentity(JUDGE.model, "p2")
+    for judge in (other_build, other_prompt, JudgeIdentity(JUDGE.model, ""), None):
+        assert mark("evidence_recall", found, judge) == NOT_CALIBRATED, judge
+    assert cell("evidence_recall", found, JUDGE) == "0.91 (n=32)"
+    assert cell("coverage", found, JUDGE) == f"0.62 (n=32) {UNINFORMATIVE}"
+    assert cell("evidence_recall", found, other_build) == NOT_CALIBRATED
+    mixed = Counter({JUDGE: 12, other_build: 8})
+    assert cells("evidence_recall", found, mixed) == (
+        f"0.91 (n=32) on 12 of 20 verdicts; {NOT_CALIBRATED} on 8 of 20 verdicts"
+    )
+    assert cells("evidence_recall", found, Counter({JUDGE: 3})) == "0.91 (n=32)"
+    assert cells("evidence_recall", found, Counter()) == NOT_CALIBRATED
 
 
-def test_load_calibrations_missing_file_and_judge_filter(tmp_path):
-    assert load_calibrations(tmp_path / "absent.json") == {}
+def test_load_calibrations_missing_file_and_identity(tmp_path):
+    assert len(load_calibrations(tmp_path / "absent.json")) == 0
     path = tmp_path / "calibration.json"
+    base = {"metric": "coverage", "judge": "qwen1.5b", "n_pos": 2, "n_neg": 2}
     records = [
-        {
-            "metric": "coverage",
-            "judge": "a",
-            "n_pos": 2,
-            "n_neg": 2,
-            "accuracy": 0.9,
-            "tpr": 1.0,
-            "tnr": 0.8,
-            "informative": True,
-        },
-        {
-            "metric": "coverage",
-            "judge": "b",
-            "n_pos": 2,
-            "n_neg": 2,
-            "accuracy": 0.5,
-            "tpr": 1.0,
-            "tnr": 0.0,
-            "informative": True,
-        },  # recomputed from the accuracy
-    ]
+        base | {"accuracy": 0.9, "tpr": 1.0, "tnr": 0.8}
+        | {"judge_identity": "a", "judge_prompt": "p"},
+        # informative is recomputed from the accuracy
+        base | {"accuracy": 0.5, "tpr": 1.0, "tnr": 0.0, "informative": True}
+        | {"judge_identity": "b", "judge_prompt": "p"},
+    ]  # fmt: skip
     path.write_text(json.dumps({"calibrations": records}), encoding="utf-8")
-    assert load_calibrations(path, judge="a")["coverage"].informative
-    assert not load_calibrations(path, judge="b")["coverage"].informative
-    assert load_calibrations(path)["coverage"].judge == "b"
+    found = load_calibrations(path)
+    assert found.find("coverage", JudgeIdentity("a", "p")).informative
+    assert not found.find("coverage", JudgeIdentity("b", "p")).informative
+    assert found.find("coverage", JudgeIdentity("c", "p")) is None
 
 
 # ------------------------------------------------------------------------------- probes
@@ -99,7 +129,9 @@ def test_probes_are_deterministic_and_balanced(metric):
     assert len({p.probe_id for p in first}) == len(first)
     expected = [e for p in first for _, e in p.expected]
     assert any(expected) and not all(expected)
-    if metric not in ("coverage", "pairwise_preference"):  # these count judge-listed facts
+    if metric == "semantic_equivalence":  # one positive, then a negative per kind of miss
+        assert expected.count(True) == 16 and expected.count(False) > 2 * 16
+    elif metric not in ("coverage", "pairwise_preference"):  # these count judge-listed facts
         assert expected.count(True) == expected.count(False) == 16
 
 
@@ -110,6 +142,32 @@ def test_negatives_use_another_questions_data():
     for probe in BUILDERS["semantic_equivalence"](8):
         (prediction, expected), golds = probe.expected[0], probe.inputs["golds"]
         assert any(g in prediction for g in golds) == expected
+
+
+def test_semantic_probes_hold_near_misses_of_each_kind():
+    """Beside another question's answer of the same type, the near misses where the judge
+    decides what EM would not: a related entity and a partial answer."""
+    from ace_lab.eval.judging.calibration_semantic import (
+        answer_kind,
+        partial_answer,
+        related_entity,
+    )
+
+    probes = BUILDERS["semantic_equivalence"](16)
+    kinds = Counter(p.probe_id.split(":")[1] for p in probes)
+    assert kinds["own"] == kinds["swap"] == kinds["related"] == 16 and kinds["partial"] >= 8
+    by_id = {p.probe_id: p for p in probes}
+    comparison = next(p for p in probes if p.inputs["question"].startswith("Which species"))
+    related = by_id[comparison.probe_id.rsplit(":", 1)[0] + ":related"]
+    assert "Osmunda" in related.inputs["prediction"]  # "Podocarpus or Osmunda?": the other one
+    assert not related.expected[0][1]
+    question = Question("q", "Who is the spouse?", "Sherry Boucher", (), (), None, "x")
+    assert partial_answer(question) == "Sherry"
+    assert partial_answer(Question("q", "Who?", "The Beatles", (), (), None, "x")) is None
+    assert answer_kind(question) == (False, "who is") and answer_kind(question, 1)[1] == "who"
+    swaps = [p for p in probes if ":swap:" in p.probe_id]
+    assert all(not p.expected[0][1] for p in swaps)
+    assert related_entity  # used above through the probes
 
 
 def test_match_takes_reworded_statements_and_leaves_unlabelled_ones():
@@ -197,7 +255,7 @@ def _oracle(probes: list[Probe]) -> Any:
         if p.metric == "acc_statements":
             pos_statement |= {s for s, e in p.expected if e}
         if p.metric == "semantic_equivalence" and positive:
-            pos_answer.add(p.inputs["prediction"])
+            pos_answer.add((p.inputs["question"], p.inputs["prediction"]))
         if p.metric == "coverage" and positive:
             pos_covered.add((key(p.inputs["question"]), key(p.inputs["answer"])))
         if p.metric == "pairwise_preference":
@@ -213,7 +271,7 @@ def _oracle(probes: list[Probe]) -> Any:
         if kind == "acc":
             return item in pos_statement
         if kind == "semantic":
-            return any(f"Prediction: {a}" in user or a in user for a in pos_answer)
+            return any(q in user and a in user for q, a in pos_answer)
         if kind == "coverage":
             return any(q in flat and f'Response: "{a}' in flat for q, a in pos_covered)
         first = flat.split("Answer 1:")[1].split("Answer 2:")[0].strip()
@@ -231,10 +289,12 @@ def _run(settings, tmp_path: Path, truth: Any) -> dict[str, Calibration]:
 def test_a_judge_that_says_yes_to_everything_is_uninformative_on_every_metric(settings, tmp_path):
     found = _run(settings, tmp_path, lambda kind, user, item: True)
     assert set(found) == set(METRICS)
+    stored = load_calibrations(tmp_path / "judging" / "calibration.json")
     for metric, calibration in found.items():
         assert not calibration.informative, metric
-        assert mark(metric, found) == UNINFORMATIVE
+        assert mark(metric, stored, calibration.identity) == UNINFORMATIVE
         assert calibration.accuracy <= 0.5, metric
+        assert calibration.judge_prompt == prompt_fingerprint(metric)
     records = json.loads((tmp_path / "judging" / "calibration.json").read_text())
     assert {r["metric"] for r in records["calibrations"]} == set(METRICS)
 
@@ -243,9 +303,10 @@ def test_a_perfect_judge_is_informative_on_every_metric_and_a_rerun_calls_nothin
     settings, tmp_path
 ):
     found = _run(settings, tmp_path, _oracle)
+    stored = load_calibrations(tmp_path / "judging" / "calibration.json")
     for metric, calibration in found.items():
         assert calibration.informative and calibration.accuracy == 1.0, (metric, calibration)
-        assert mark(metric, found) == ""
+        assert mark(metric, stored, calibration.identity) == ""
     lines = calibration_run.load_lines(tmp_path / "judging")
     assert all(line["judge"] == "smollm135m" and line["items"] for line in lines)
     # resumable: every probe is stored, so a rerun with a judge that would fail calls nothing
@@ -271,13 +332,22 @@ def test_the_semantic_table_shows_the_judges_calibration_beside_its_numbers():
             "em": [1.0, 0.0],
         }
     )
-    verdicts = df[["method", "id", "answer"]].assign(semantic=[1.0, 1.0], judge_model="qwen1.5b")
-    yes_to_all = summarize("semantic_equivalence", "qwen1.5b", [(True, True), (False, True)])
-    table = semantic_report(df, verdicts, ["naive"], {"semantic_equivalence": yes_to_all})
+    verdicts = df[["method", "id", "answer"]].assign(
+        semantic=[1.0, 1.0], judge_model="qwen1.5b", judge_identity=JUDGE.model, judge_prompt="p1"
+    )
+    pairs = [(True, True), (False, True)]
+    yes_to_all = summarize("semantic_equivalence", "qwen1.5b", pairs, identity=JUDGE)
+    table = semantic_report(df, verdicts, ["naive"], Calibrations((yes_to_all,)))
     assert table["judge_calibration"].tolist() == [f"0.50 (n=2) {UNINFORMATIVE}"]
-    other = summarize("semantic_equivalence", "other", [(True, True), (False, False)])
-    table = semantic_report(df, verdicts, ["naive"], {"semantic_equivalence": other})
-    assert table["judge_calibration"].tolist() == [NOT_CALIBRATED]  # another judge's record
+    other_build = JudgeIdentity("local:qwen1.5b:gguf:abc+llama-server:222", "p1")
+    other = summarize("semantic_equivalence", "qwen1.5b", pairs, identity=other_build)
+    table = semantic_report(df, verdicts, ["naive"], Calibrations((other,)))
+    assert table["judge_calibration"].tolist() == [NOT_CALIBRATED]  # the same model, another build
+    mixed = verdicts.assign(judge_identity=[JUDGE.model, other_build.model])
+    table = semantic_report(df, mixed, ["naive"], Calibrations((yes_to_all,)))
+    assert table["judge_calibration"].tolist() == [
+        f"0.50 (n=2) {UNINFORMATIVE} on 1 of 2 verdicts; {NOT_CALIBRATED} on 1 of 2 verdicts"
+    ]
 
 
 def test_calibrations_follow_the_configured_results_folder(tmp_path):
@@ -289,10 +359,11 @@ def test_calibrations_follow_the_configured_results_folder(tmp_path):
 
     settings = replace(load_settings(), results_dir=tmp_path)
     assert judging_dir(settings) == tmp_path / "judging"
-    assert load_calibrations(settings=settings) == {}
+    assert len(load_calibrations(settings=settings)) == 0
     folder = judging_dir(settings)
     folder.mkdir()
     record = {"metric": "coverage", "judge": "a", "n_pos": 16, "n_neg": 16}
-    record |= {"accuracy": 0.9, "tpr": 0.9, "tnr": 0.9}
+    record |= {"accuracy": 0.9, "tpr": 0.9, "tnr": 0.9, "judge_identity": "a", "judge_prompt": "p"}
     (folder / "calibration.json").write_text(json.dumps({"calibrations": [record]}))
-    assert load_calibrations(settings=settings)["coverage"].informative
+    found = load_calibrations(settings=settings).find("coverage", JudgeIdentity("a", "p"))
+    assert found is not None and found.informative

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ace_lab.chooser import ChooserModel
-from ace_lab.eval.reporting.chooser import regenerate, summary_table
+from ace_lab.eval.reporting.chooser import judge_cells, regenerate, summary_table, write_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -71,3 +71,23 @@ def test_the_summary_sets_each_chooser_against_the_best_method_and_the_oracle():
     assert summary.loc["auto", "vs best single"] == pytest.approx(-0.05)
     assert summary.loc["auto", "vs oracle"] == pytest.approx(-0.45)
     assert summary.loc["oracle", "input tokens"] == 150.0
+
+
+def test_the_summary_is_computed_from_unrounded_values_and_names_the_judge(tmp_path):
+    """The audit's twice-rounded cell: 0.78054 read back from a four-decimal CSV (0.7805) prints
+    0.780 where the table beside it prints 0.781; the summary now comes from the unrounded table.
+    A judged slice's rows carry its judge's calibration (here none: not calibrated)."""
+    rows = [
+        {"slice": "GRB-Medical", "metric": "judged ACC", "n": 20, "row": r, "lam": lam}
+        | {"accuracy": a, "tokens": 100.0, "picked": ""}
+        for r, lam, a in (("hipporag", "", 0.78054), ("auto", "0", 0.7), ("oracle", "0", 0.9))
+    ]
+    table = pd.DataFrame(rows)
+    write_tables(table, tmp_path)
+    summary = (tmp_path / "chooser" / "chooser_summary.md").read_text().splitlines()
+    assert summary[0].startswith("| slice | metric | judge calibration |")
+    assert "| best single: hipporag | 0.781 |" in summary[2]
+    assert "judge not calibrated" in summary[2]
+    cv = pd.read_csv(tmp_path / "chooser" / "chooser_cv.csv", keep_default_na=False)
+    assert list(cv["judge calibration"]) == ["judge not calibrated"] * 3
+    assert judge_cells(tmp_path)["HotpotQA"] == ""  # F1 needs no judge

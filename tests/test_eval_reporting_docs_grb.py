@@ -38,3 +38,24 @@ def test_every_metric_is_a_column_and_the_judges_calibration_its_last_row(tmp_pa
     assert lines[2] == "| `naive` | 0.500 (2) | 0.250 (2) | — |"  # nothing scored: a dash
     assert lines[3] == "| `hirag` | 0.750 (1) | — | — |"
     assert lines[4] == f"| judge calibration | {acc} | no judge | judge not calibrated |"
+
+
+def test_the_acc_table_carries_each_rows_judge_calibration(tmp_path):
+    """A judged ACC and its paired difference are never shown without the judge's
+    calibration (the audit found the docs' ACC table without it)."""
+    acc = "0.65 (n=20) judge uninformative"
+    rows = [
+        {**_row("mosaic", "answer_correctness", OVERALL, 2, 0.5, acc), "mean [95% CI]": "0.5 [..]"},
+        {**_row("naive", "answer_correctness", OVERALL, 2, 0.6, acc), "mean [95% CI]": "0.6 [..]"},
+    ]
+    study = tmp_path / "toy-n2-s0"
+    study.mkdir()
+    pd.DataFrame(rows).to_csv(study / "graphragbench.csv", index=False)
+    paired = {"method": "naive", "baseline": "mosaic", "diff [95% CI]": "+0.1 [..]"}
+    paired |= {"context_tokens": 10.0, "context_tokens_baseline": 5.0}
+    paired |= {"judge_calibration": "judge not calibrated"}
+    pd.DataFrame([paired]).to_csv(study / "graphragbench_paired.csv", index=False)
+    lines = FIGURES["grb_table"](tmp_path, ("toy-n2-s0",)).splitlines()
+    assert lines[0].endswith("| context tokens | judge calibration |")
+    assert lines[2] == f"| `mosaic` | 0.5 [..] | — | 5 | {acc} |"
+    assert lines[3] == "| `naive` | 0.6 [..] | +0.1 [..] | 10 | judge not calibrated |"

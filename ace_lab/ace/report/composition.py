@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.config import load_settings
-from ace_lab.eval.graphragbench.cells import calibration_cell
+from ace_lab.eval.graphragbench.cells import calibration_cell, score_identities
 from ace_lab.eval.judging.calibration import (
     CALIBRATION_NAME,
     JUDGING_FOLDER,
@@ -116,16 +116,14 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def judge_cell(results_dir: Path | str, chosen: ChooserSlice) -> str:
-    """The calibration of the judge that scored a judged slice (its scores' one
-    ``judge_model``), e.g. ``0.62 (n=32) judge uninformative``; "" for an F1 slice."""
+    """The calibration of the judge(s) that scored a judged slice (by judge identity: model,
+    server build and prompt), e.g. ``0.62 (n=32) judge uninformative``; "" for an F1 slice."""
     if not chosen.judged:
         return ""
     path = Path(results_dir) / chosen.study / GRB_SCORES
-    lines = read_jsonl(path) if path.is_file() else []
-    judges = {x["judge_model"] for x in lines if x.get("judge_model")}
-    judge = judges.pop() if len(judges) == 1 else None
-    calibrations = Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME
-    return calibration_cell(chosen.metric, load_calibrations(calibrations, judge), judge)
+    lines = pd.DataFrame(read_jsonl(path) if path.is_file() else [])
+    calibrations = load_calibrations(Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME)
+    return calibration_cell(chosen.metric, calibrations, score_identities(lines, chosen.metric))
 
 
 def composition_report(

@@ -15,13 +15,15 @@ without its judge's record. ROUGE-L needs no judge and has none.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from ace_lab.eval.graphragbench.scoring import IMPLEMENTED, JUDGED, OVERALL, metrics_for
-from ace_lab.eval.judging.calibration import Calibration, cell
+from ace_lab.eval.judging.calibration import Calibrations, cells
+from ace_lab.eval.judging.identity import JudgeIdentity, of_record
 
 #: The calibration metric (:data:`ace_lab.eval.judging.calibration.METRICS`) of each judged
 #: GraphRAG-Bench metric: ACC's judge is calibrated on its statement classification.
@@ -36,13 +38,31 @@ CALIBRATED_AS: dict[str, str] = {
 MISSING = "missing"
 
 
+def score_identities(lines: pd.DataFrame, metric: str) -> Counter[JudgeIdentity]:
+    """How many of the stored score ``lines`` holding ``metric`` each judge identity (model
+    identity and the prompt fingerprint the line records for the metric) judged."""
+    found: Counter[JudgeIdentity] = Counter()
+    if metric not in CALIBRATED_AS or lines.empty:
+        return found
+    for line in lines.to_dict("records"):
+        holds = line.get("holds")
+        if isinstance(holds, list) and metric not in holds:
+            continue
+        value = line.get(metric)
+        if value is None or value != value:  # no score of this metric on the line
+            continue
+        found[of_record(line, CALIBRATED_AS[metric])] += 1
+    return found
+
+
 def calibration_cell(
-    metric: str, calibrations: Mapping[str, Calibration], judge: str | None = None
+    metric: str, calibrations: Calibrations, identities: Counter[JudgeIdentity]
 ) -> str:
-    """The judge-calibration text beside ``metric`` ("" for ROUGE-L, which has no judge)."""
+    """The judge-calibration text beside ``metric`` scored by ``identities`` (how many scores
+    each judge gave; :func:`score_identities`): "" for ROUGE-L, which has no judge."""
     if metric not in JUDGED:
         return ""
-    return cell(CALIBRATED_AS[metric], dict(calibrations), judge)
+    return cells(CALIBRATED_AS[metric], calibrations, identities)
 
 
 def held_metrics(lines: pd.DataFrame, kind: str) -> set[str]:

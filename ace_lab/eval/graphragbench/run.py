@@ -36,6 +36,7 @@ import pandas as pd
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.embed import Embedder, get_embedder
+from ace_lab.eval.graphragbench.cells import CALIBRATED_AS
 from ace_lab.eval.graphragbench.context import StudyContext
 from ace_lab.eval.graphragbench.rouge import rouge_score
 from ace_lab.eval.graphragbench.scoring import IMPLEMENTED, metrics_for, score_question
@@ -47,6 +48,7 @@ from ace_lab.eval.graphragbench.store import (
     load_scores,
     record_key,
 )
+from ace_lab.eval.judging.identity import prompt_fingerprint
 from ace_lab.eval.studies.study import load_results, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
@@ -81,12 +83,28 @@ def _line(
         # the judge is named even for a question whose only metric needed none
         "judge_model": row["judge_model"] or (earlier or {}).get("judge_model") or llm.model,
         "judge_identity": llm.model_identity,
+        "judge_prompts": {**((earlier or {}).get("judge_prompts") or {}), **prompts_of(fresh)},
         "embed_model": embed_model,
         "context_source": recovered.source,
         "context_items": len(recovered.texts),
         "context_missing": recovered.missing,
         "holds": [m for m in IMPLEMENTED if m in held or m in fresh],
         "scored": utc_now(),
+    }
+
+
+def m_as(metric: str) -> str:
+    """The calibrated metric a GraphRAG-Bench metric's judge is recorded under."""
+    return CALIBRATED_AS.get(metric, metric)
+
+
+def prompts_of(metrics: Sequence[str]) -> dict[str, str]:
+    """The prompt fingerprint of each judged metric of ``metrics``, by calibrated metric
+    (:mod:`ace_lab.eval.judging.identity`): what a stored line records as ``judge_prompts``."""
+    return {
+        CALIBRATED_AS[m]: prompt_fingerprint(CALIBRATED_AS[m])
+        for m in metrics
+        if m in CALIBRATED_AS
     }
 
 
@@ -169,7 +187,13 @@ def score_study(
         question = context.questions.get(rec["id"])
         wanted = metrics_for(question.type if question else None, include)
         line = earlier.get(record_key(rec))
-        return wanted if line is None else [m for m in wanted if m not in _held(line)]
+        if line is None:
+            return wanted
+        prompts = line.get("judge_prompts") or {}
+        now = prompts_of(wanted)  # a metric judged with another prompt is judged again
+        return [
+            m for m in wanted if m not in _held(line) or prompts.get(m_as(m)) != now.get(m_as(m))
+        ]
 
     todo = [r for r in df.to_dict("records") if missing(r)]
     if not todo:

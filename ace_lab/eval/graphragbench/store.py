@@ -26,10 +26,10 @@ import pandas as pd
 
 from ace_lab.config import Settings
 from ace_lab.data.graphragbench import QUESTION_TYPES
-from ace_lab.eval.graphragbench.cells import calibration_cell, complete
+from ace_lab.eval.graphragbench.cells import calibration_cell, complete, score_identities
 from ace_lab.eval.graphragbench.scoring import IMPLEMENTED, OVERALL, summarize
 from ace_lab.eval.graphragbench.views import POOLED_VIEW, grb_pooled, pooled_summary, type_views
-from ace_lab.eval.judging.calibration import Calibration, load_calibrations
+from ace_lab.eval.judging.calibration import Calibrations, load_calibrations
 from ace_lab.eval.reporting.report import StudyData, StudyReport
 from ace_lab.eval.reporting.tables import paired_tests
 from ace_lab.eval.studies.study import read_jsonl, study_dir
@@ -41,7 +41,7 @@ SCORE_COLUMNS = [
     *("method", "id", "type", "answer", "context_key"),
     *IMPLEMENTED,
     *("factuality", "semantic_similarity", "fallbacks", "verdicts"),
-    *("judge_model", "judge_identity", "embed_model"),
+    *("judge_model", "judge_identity", "judge_prompts", "embed_model"),
     *("context_source", "context_items", "context_missing", "holds", "scored"),
 ]
 #: What makes two scores the same: the answer, its context, the judge and the embedder.
@@ -119,7 +119,7 @@ def grb_table(
     *,
     judge_identity: str | None = None,
     embed_model: str | None = None,
-    calibrations: Mapping[str, Calibration] | None = None,
+    calibrations: Calibrations | None = None,
     settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Per method of ``methods`` with scores: one row per metric × question type and an
@@ -151,12 +151,10 @@ def grb_table(
         kinds = [k for k in QUESTION_TYPES if k in set(answered.get("type", mine["type"]))]
         table = complete(table, mine, kinds)
         identities = sorted({str(i) for i in mine["judge_identity"].dropna()})
-        judges = sorted({str(j) for j in mine["judge_model"].dropna()})
         table.insert(0, "method", method)
         table["judge_identity"] = ", ".join(identities) or None
         table["judge_calibration"] = [
-            calibration_cell(m, calibrations, judges[0] if len(judges) == 1 else None)
-            for m in table["metric"]
+            calibration_cell(m, calibrations, score_identities(mine, m)) for m in table["metric"]
         ]
         table["scored"] = int(mine["id"].nunique())
         table["answers"] = int(answered["id"].nunique())
@@ -192,11 +190,15 @@ def grb_paired(
     *,
     judge_identity: str | None = None,
     embed_model: str | None = None,
+    calibrations: Calibrations | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """``metric`` of each of ``methods`` against ``baseline`` on the questions both have a
     score for: :func:`ace_lab.eval.reporting.tables.paired_tests` (paired bootstrap interval of the
-    difference, sign-flip permutation p) over the stored scores of the current answers. Empty
-    when ``baseline`` has none."""
+    difference, sign-flip permutation p) over the stored scores of the current answers, with
+    ``judge_calibration``: the calibration of the judge(s) behind both sides' scores
+    (``calibrations``, default the committed ones), so a judged difference and its p-value are
+    never read without it. Empty when ``baseline`` has none."""
     names = list(dict.fromkeys([baseline, *methods]))
     if df.empty or scores.empty:
         return pd.DataFrame()
@@ -205,13 +207,24 @@ def grb_paired(
     if baseline not in set(joined["method"]):
         return pd.DataFrame()
     present = [m for m in names if m != baseline and m in set(joined["method"])]
-    return paired_tests(joined, baseline, present, metric=metric)
+    paired = paired_tests(joined, baseline, present, metric=metric)
+    calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
+    paired["judge_calibration"] = [
+        calibration_cell(
+            metric,
+            calibrations,
+            score_identities(joined[joined["method"].isin([m, baseline])], metric),
+        )
+        for m in paired["method"]
+    ]
+    return paired
 
 
 #: Columns of :func:`grb_paired`'s table that :func:`show_study` displays.
 PAIRED_VIEW = [
     *("method", "baseline", "n", "ANSWER_CORRECTNESS", "ANSWER_CORRECTNESS_baseline"),
     *("diff [95% CI]", "p_permutation", "context_tokens", "context_tokens_baseline"),
+    "judge_calibration",
 ]
 
 
@@ -241,7 +254,11 @@ def show_study(
     for kind, view in type_views(table).items():
         report.show(view, f"{info.label}: {kind}, mean [95% CI] n")
     report.export(table, "graphragbench", info.study)
-    paired = grb_paired(info.df, scores, baseline, present) if baseline else pd.DataFrame()
+    paired = (
+        grb_paired(info.df, scores, baseline, present, settings=report.settings)
+        if baseline
+        else pd.DataFrame()
+    )
     if not paired.empty:
         title = f"{info.label}: Answer Correctness against {baseline} (paired)"
         report.show(paired[[c for c in PAIRED_VIEW if c in paired]], title)
@@ -265,7 +282,17 @@ def pooled_table(
     pooled = grb_pooled(joined, baseline, methods)
     if not pooled.empty:
         calibrations = load_calibrations(settings=settings)
-        pooled["judge_calibration"] = calibration_cell("answer_correctness", calibrations)
+        scored = pd.concat(list(joined.values()), ignore_index=True)
+        pooled["judge_calibration"] = [
+            calibration_cell(
+                "answer_correctness",
+                calibrations,
+                score_identities(
+                    scored[scored["method"].isin([m, baseline])], "answer_correctness"
+                ),
+            )
+            for m in pooled["method"]
+        ]
     return pooled
 
 

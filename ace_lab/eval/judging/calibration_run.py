@@ -10,11 +10,12 @@ A verdict that cannot be read (fallback, NaN, a statement the judge did not labe
 stored as ``said: null`` and counts as wrong (:func:`ace_lab.eval.judging.calibration.summarize`).
 
 One JSON line per probe goes to ``<results_dir>/judging/verdicts.jsonl`` the moment it is
-judged (metric, probe, judge, its identity, the probe's inputs and their hash, each item's
+judged (metric, probe, judge, its model identity and prompt fingerprint
+(:mod:`ace_lab.eval.judging.identity`), the probe's inputs and their hash, each item's
 expected and said verdict, the metric's own per-statement detail), so a run resumes where it
 stopped (a probe whose inputs changed is judged again and replaces its older line) and any number
 can be audited; calls go through the LLM response cache. ``<results_dir>/judging/calibration.json``
-is then rewritten from the stored lines: one entry per (metric, judge). Run::
+is then rewritten from the stored lines: one entry per (metric, judge identity). Run::
 
     python -m ace_lab.eval.judging.calibration_run --model qwen1.5b --estimate
     python -m ace_lab.eval.judging.calibration_run --model qwen1.5b --metrics evidence_recall
@@ -27,7 +28,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,18 +44,44 @@ from ace_lab.eval.judging.calibration import (
     to_record,
 )
 from ace_lab.eval.judging.calibration_judges import JUDGES, estimate_tokens
-from ace_lab.eval.judging.calibration_sets import BUILDERS, Probe
+from ace_lab.eval.judging.calibration_semantic import semantic_probes
+from ace_lab.eval.judging.calibration_sets import (
+    Probe,
+    acc_statements_probes,
+    context_relevancy_probes,
+    coverage_probes,
+    evidence_recall_probes,
+    faithfulness_probes,
+    pairwise_probes,
+)
+from ace_lab.eval.judging.identity import JudgeIdentity, prompt_fingerprint
 from ace_lab.eval.studies.study import read_jsonl, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
 log = logging.getLogger(__name__)
 
 VERDICTS_FILE = "verdicts.jsonl"
+#: Each metric's probe builder: ``builder(n)`` gives about ``n`` positive and ``n`` negative
+#: verdicts (coverage: ``n`` probes a side, each with the facts the judge lists; semantic
+#: equivalence: ``n`` positives and up to three negatives each, near misses among them).
+BUILDERS: dict[str, Callable[[int], list[Probe]]] = {
+    "evidence_recall": evidence_recall_probes,
+    "context_relevancy": context_relevancy_probes,
+    "coverage": lambda n: coverage_probes(max(1, n // 4)),
+    "faithfulness": faithfulness_probes,
+    "acc_statements": acc_statements_probes,
+    "semantic_equivalence": semantic_probes,
+    "pairwise_preference": lambda n: pairwise_probes(max(1, n // 2)),
+}
 #: Positives (and as many negatives) per metric by default: 16 + 16.
 DEFAULT_N = 16
 #: Prompt and output speed the estimate assumes (a 1.5B model on 2 shared CPU cores).
 PROMPT_TOK_S = 70.0
 OUTPUT_TOK_S = 8.0
+
+
+class JudgeMismatch(ValueError):
+    """The configured judge is not the one asked to be calibrated (said in one line)."""
 
 
 def probes_for(metrics: Sequence[str], n: int = DEFAULT_N) -> list[Probe]:
@@ -77,36 +104,39 @@ def load_lines(folder: Path) -> list[dict[str, Any]]:
     return read_jsonl(path) if path.exists() else []
 
 
+def _key(line: dict[str, Any]) -> tuple[str, str, str, str]:
+    """A line's (metric, model identity, prompt fingerprint, probe): the newest line per key
+    counts."""
+    return (line["metric"], line["judge_identity"], line.get("judge_prompt") or "", line["probe"])
+
+
 def summarize_lines(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One calibration record per (metric, judge): the newest line per probe counts."""
-    newest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    """One calibration record per (metric, judge identity): the newest line per probe counts,
+    each probe once per side (:func:`~ace_lab.eval.judging.calibration.summarize`)."""
+    newest_line: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for line in lines:
-        newest[(line["metric"], line["judge"], line["probe"])] = line
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for (metric, judge, _), line in newest.items():
-        groups.setdefault((metric, judge), []).append(line)
+        newest_line[_key(line)] = line
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for (metric, model, prompt, _), line in newest_line.items():
+        groups.setdefault((metric, model, prompt), []).append(line)
     records = []
-    for (metric, judge), group in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    by_judge = sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2]))
+    for (metric, model, prompt), group in by_judge:
         pairs = [(bool(i["expected"]), i["said"]) for line in group for i in line["items"]]
-        calibration = summarize(metric, judge, pairs)
-        identities = sorted({line["judge_identity"] for line in group})
-        records.append(
-            to_record(
-                calibration,
-                judge_identity=identities[-1] if len(identities) == 1 else identities,
-                probes=len(group),
-                unreadable=sum(said is None for _, said in pairs),
-                threshold=CALIBRATION_THRESHOLD,
-            )
-        )
+        probes = [line["probe"] for line in group for _ in line["items"]]
+        judge = group[-1]["judge"]
+        identity = JudgeIdentity(model, prompt)
+        calibration = summarize(metric, judge, pairs, probes, identity)
+        records.append(to_record(calibration, threshold=CALIBRATION_THRESHOLD))
     return records
 
 
 def newest(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The newest line per (metric, judge, probe), in stored order (older ones are superseded)."""
-    keep: dict[tuple[str, str, str], int] = {}
+    """The newest line per (metric, judge identity, probe), in stored order (older ones are
+    superseded)."""
+    keep: dict[tuple[str, str, str, str], int] = {}
     for index, line in enumerate(lines):
-        keep[(line["metric"], line["judge"], line["probe"])] = index
+        keep[_key(line)] = index
     wanted = set(keep.values())
     return [line for index, line in enumerate(lines) if index in wanted]
 
@@ -130,11 +160,15 @@ def calibrate(llm: LLM, probes: Sequence[Probe], folder: Path) -> dict[str, Cali
     are logged, not stored, and retried by the next run)."""
     folder.mkdir(parents=True, exist_ok=True)
     done = {
-        (line["metric"], line["probe"], line.get("inputs_sha"))
+        (line["metric"], line.get("judge_prompt"), line["probe"], line.get("inputs_sha"))
         for line in load_lines(folder)
         if line["judge_identity"] == llm.model_identity
     }
-    todo = [p for p in probes if (p.metric, p.probe_id, inputs_sha(p)) not in done]
+    todo = [
+        p
+        for p in probes
+        if (p.metric, prompt_fingerprint(p.metric), p.probe_id, inputs_sha(p)) not in done
+    ]
     lock = threading.Lock()
     path = folder / VERDICTS_FILE
 
@@ -149,6 +183,7 @@ def calibrate(llm: LLM, probes: Sequence[Probe], folder: Path) -> dict[str, Cali
             "probe": probe.probe_id,
             "judge": llm.model,
             "judge_identity": llm.model_identity,
+            "judge_prompt": prompt_fingerprint(probe.metric),
             "inputs_sha": inputs_sha(probe),
             "inputs": probe.inputs,
             "items": _items(probe, said),
@@ -161,7 +196,12 @@ def calibrate(llm: LLM, probes: Sequence[Probe], folder: Path) -> dict[str, Cali
     for metric in dict.fromkeys(p.metric for p in todo):  # one progress bar per metric
         llm.map(judge, [p for p in todo if p.metric == metric], desc=f"calibrate {metric}")
     write_calibrations(folder)
-    return load_calibrations(folder / CALIBRATION_NAME, judge=llm.model)
+    found = load_calibrations(folder / CALIBRATION_NAME)
+    metrics = dict.fromkeys(p.metric for p in probes)
+    mine = {
+        m: found.find(m, JudgeIdentity(llm.model_identity, prompt_fingerprint(m))) for m in metrics
+    }
+    return {m: c for m, c in mine.items() if c is not None}
 
 
 def _items(probe: Probe, said: list[tuple[str, bool | None]]) -> list[dict[str, Any]]:
@@ -210,15 +250,26 @@ def run(
     *,
     only_estimate: bool = False,
     folder: Path | None = None,
+    identity: str | None = None,
 ) -> int:
     """Calibrate the configured judge on ``metrics`` (or only print the estimate) and print
-    each metric's :meth:`Calibration.label`; the exit status (0)."""
+    each metric's :meth:`Calibration.label`; the exit status (0). With ``identity`` (a model
+    identity the records name, e.g. from ``ace-lab calibrate --missing``) the configured judge
+    must be that one (:class:`JudgeMismatch` otherwise), so the calibration is of the judge
+    that gave those verdicts."""
     probes = probes_for(metrics, n)
     if only_estimate:
         print_estimate(probes)
         return 0
     settings = settings or load_settings()
-    found = calibrate(get_llm(settings), probes, folder or judging_dir(settings))
+    llm = get_llm(settings)
+    if identity is not None and llm.model_identity != identity:
+        raise JudgeMismatch(
+            f"the configured judge is {llm.model_identity}, not {identity}: configure the "
+            "model, serving backend and llama-server build that identity names "
+            "(`ace-lab llm info` shows the identity), then calibrate"
+        )
+    found = calibrate(llm, probes, folder or judging_dir(settings))
     for metric in metrics:
         if metric in found:
             print(f"{metric:22s} {found[metric].label()}")

@@ -18,21 +18,27 @@ coverage               the gold answer's facts vs the gold answer   vs another q
                        (whitespace-normalised)
 faithfulness           the gold answer vs its evidence chunks       vs another question's chunks
 semantic_equivalence   the gold answer in a sentence template       another question's answer
-                                                                    (same shape) in the template
+                                                                    of the same type, a related
+                                                                    entity (a supporting
+                                                                    passage's title) and a
+                                                                    partial answer (near misses),
+                                                                    in the template
 pairwise_preference    own gold answer (a) vs another question's    a = the other answer, b = the
                        (b): a must win                              own gold: a must not win
 =====================  ===========================================  =============================
 
 GraphRAG-Bench metrics use both GraphRAG-Bench slices (Medical, Novel); semantic equivalence
 uses the short-answer QA slices (HotpotQA, 2Wiki, MuSiQue; yes/no questions left out, since
-the metric decides them without the judge). These sets are easy on purpose: a judge that
-fails them is certainly uninformative; passing is necessary, not sufficient.
+the metric decides them without the judge; its probes, with their near misses, are built by
+:mod:`ace_lab.eval.judging.calibration_semantic`). Most sets are easy on purpose: a judge that fails
+them is certainly uninformative; passing is necessary, not sufficient. Semantic equivalence adds
+near misses (a related entity, a partial answer), the cases where its judge decides a verdict
+EM would not give, so its calibration says how far that judge's extra credit can be trusted.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -54,14 +60,6 @@ QA_SLICES = (
 MIN_MATCH = 8.0
 #: Share of a positive statement's content words its chunk must contain (noisy matches out).
 MIN_COVERED = 0.75
-#: Sentence templates that make a gold answer lexically inexact (so the judge, not the exact
-#: fast path, decides) without changing what it says; negatives use the same templates.
-ANSWER_TEMPLATES = (
-    "The answer is {answer}.",
-    "{answer}, according to the passages.",
-    "It was {answer}.",
-    "Based on the context: {answer}.",
-)
 SEED = 0
 
 
@@ -80,7 +78,7 @@ def _slice(slice_id: str) -> Slice:
     return read_slice_file(slice_path(slice_id))
 
 
-def _questions(slice_ids: Sequence[str], seed: int) -> list[tuple[Slice, Question]]:
+def questions(slice_ids: Sequence[str], seed: int) -> list[tuple[Slice, Question]]:
     pairs = [(_slice(s), q) for s in slice_ids for q in _slice(s).questions]
     random.Random(seed).shuffle(pairs)
     return pairs
@@ -121,7 +119,7 @@ def _chunks(q: Question) -> list[str]:
     return [c for c in q.extra.get("evidence_chunk_ids", ()) if c]
 
 
-def _foreign(
+def foreign(
     pool: list[tuple[Slice, Question]], i: int, ok: Callable[[Question], bool]
 ) -> tuple[Slice, Question]:
     """The next question after ``i`` (cyclically) that ``ok`` accepts: another question's data."""
@@ -147,7 +145,7 @@ def normalised(statement: str) -> str:
 
 def evidence_recall_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list[Probe]:
     """``n`` positive and ``n`` negative statement verdicts (module doc)."""
-    pool = _questions(GRB_SLICES, seed)
+    pool = questions(GRB_SLICES, seed)
     probes: list[Probe] = []
     count = 0
     for i, (sl, q) in enumerate(pool):
@@ -157,7 +155,7 @@ def evidence_recall_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list
         if not chosen:
             continue
         statements = [s for s, _ in chosen]
-        other_sl, other = _foreign(pool, i, _unrelated(q))
+        other_sl, other = foreign(pool, i, _unrelated(q))
         for tag, texts, expect in (
             ("own", _texts(sl, [c for _, c in chosen]), True),
             ("foreign", _texts(other_sl, _chunks(other)[:2]), False),
@@ -176,11 +174,11 @@ def evidence_recall_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list
 
 def context_relevancy_probes(n: int, seed: int = SEED) -> list[Probe]:
     """``n`` questions against their evidence chunks and ``n`` against another's."""
-    pool = [(sl, q) for sl, q in _questions(GRB_SLICES, seed) if _supported(sl, q)]
+    pool = [(sl, q) for sl, q in questions(GRB_SLICES, seed) if _supported(sl, q)]
     probes = []
     for i, (sl, q) in enumerate(pool[:n]):
         own = [c for _, c in _supported(sl, q)][:2]
-        other_sl, other = _foreign(pool, i, _unrelated(q))
+        other_sl, other = foreign(pool, i, _unrelated(q))
         probes.append(
             Probe(
                 "context_relevancy",
@@ -203,7 +201,7 @@ def context_relevancy_probes(n: int, seed: int = SEED) -> list[Probe]:
 def acc_statements_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list[Probe]:
     """Answer statements that are the gold statements (normalised) and as many of another
     question's, classified against the gold statements: ``n`` of each (module doc)."""
-    pool = [(sl, q) for sl, q in _questions(GRB_SLICES, seed) if q.extra.get("evidence_statements")]
+    pool = [(sl, q) for sl, q in questions(GRB_SLICES, seed) if q.extra.get("evidence_statements")]
     rng = random.Random(seed)
     probes = []
     count = 0
@@ -212,10 +210,10 @@ def acc_statements_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list[
             break
         k = min(per_probe, n - count)
         gold = list(q.extra["evidence_statements"])[:k]
-        _, other = _foreign(pool, i, _unrelated(q))
-        foreign = list(other.extra["evidence_statements"])[:k]
+        _, other = foreign(pool, i, _unrelated(q))
+        theirs = list(other.extra["evidence_statements"])[:k]
         # both sides normalised alike, so case or a final period cannot tell them apart
-        answer = [(normalised(s), True) for s in gold] + [(normalised(s), False) for s in foreign]
+        answer = [(normalised(s), True) for s in gold] + [(normalised(s), False) for s in theirs]
         rng.shuffle(answer)
         probes.append(
             Probe(
@@ -235,10 +233,10 @@ def acc_statements_probes(n: int, seed: int = SEED, per_probe: int = 2) -> list[
 
 def coverage_probes(n: int, seed: int = SEED) -> list[Probe]:
     """``n`` questions' gold answers covering themselves and ``n`` another question's answer."""
-    pool = [(sl, q) for sl, q in _questions(GRB_SLICES, seed) if (q.answer or "").strip()]
+    pool = [(sl, q) for sl, q in questions(GRB_SLICES, seed) if (q.answer or "").strip()]
     probes = []
     for i, (_, q) in enumerate(pool[:n]):
-        _, other = _foreign(pool, i, _unrelated(q))
+        _, other = foreign(pool, i, _unrelated(q))
         gold = str(q.answer)
         for tag, answer, expect in (
             ("own", " ".join(gold.split()), True),
@@ -257,11 +255,11 @@ def coverage_probes(n: int, seed: int = SEED) -> list[Probe]:
 
 def faithfulness_probes(n: int, seed: int = SEED) -> list[Probe]:
     """``n`` gold answers against their evidence chunks and ``n`` against another's."""
-    pool = [(sl, q) for sl, q in _questions(GRB_SLICES, seed) if q.answer and _supported(sl, q)]
+    pool = [(sl, q) for sl, q in questions(GRB_SLICES, seed) if q.answer and _supported(sl, q)]
     probes = []
     for i, (sl, q) in enumerate(pool[:n]):
         own = _chunks(q)[:3]
-        other_sl, other = _foreign(pool, i, _unrelated(q))
+        other_sl, other = foreign(pool, i, _unrelated(q))
         for tag, texts, expect in (
             ("own", _texts(sl, own), True),
             (f"foreign:{other.id}", _texts(other_sl, _chunks(other)[:3]), False),
@@ -277,49 +275,21 @@ def faithfulness_probes(n: int, seed: int = SEED) -> list[Probe]:
     return probes
 
 
-def _shape(answer: str) -> bool:
-    return bool(re.search(r"\d", answer))  # dates and numbers are swapped with dates and numbers
-
-
-def semantic_probes(n: int, seed: int = SEED) -> list[Probe]:
-    """``n`` gold answers in a template and ``n`` other answers of the same shape in one."""
-    pool = [(sl, q) for sl, q in _questions(QA_SLICES, seed) if q.answer and not _yes_no(q)]
-    rng = random.Random(seed)
-    probes = []
-    for i, (_, q) in enumerate(pool[:n]):
-        gold = str(q.answer)
-        golds = [gold, *q.aliases]
-        _, other = _foreign(
-            pool, i, lambda o, g=gold: _shape(str(o.answer)) == _shape(g) and o.answer != g
-        )
-        for tag, answer, expect in (("own", gold, True), (f"swap:{other.id}", other.answer, False)):
-            prediction = rng.choice(ANSWER_TEMPLATES).format(answer=answer)
-            probes.append(
-                Probe(
-                    "semantic_equivalence",
-                    f"{q.id}:{tag}",
-                    {"question": q.question, "golds": golds, "prediction": prediction},
-                    ((prediction, expect),),
-                )
-            )
-    return probes
-
-
-def _yes_no(q: Question) -> bool:
+def yes_no(q: Question) -> bool:
     return is_yes_no([str(q.answer), *q.aliases])
 
 
 def pairwise_probes(n: int, seed: int = SEED) -> list[Probe]:
     """``n`` pairs where a (own gold) must win and ``n`` where a (another's answer) must not."""
     long = [
-        (sl, q) for sl, q in _questions(GRB_SLICES, seed) if len(str(q.answer or "").split()) >= 25
+        (sl, q) for sl, q in questions(GRB_SLICES, seed) if len(str(q.answer or "").split()) >= 25
     ]
     probes = []
     for i, (_, q) in enumerate(long[: 2 * n]):
-        _, other = _foreign(long, i, _unrelated(q))
-        own, foreign = str(q.answer), str(other.answer)
+        _, other = foreign(long, i, _unrelated(q))
+        own, theirs = str(q.answer), str(other.answer)
         expect = i % 2 == 0  # alternate, so "a" is the own answer in half the pairs
-        a, b = (own, foreign) if expect else (foreign, own)
+        a, b = (own, theirs) if expect else (theirs, own)
         probes.append(
             Probe(
                 "pairwise_preference",
@@ -329,16 +299,3 @@ def pairwise_probes(n: int, seed: int = SEED) -> list[Probe]:
             )
         )
     return probes
-
-
-#: Each metric's probe builder: ``builder(n)`` gives about ``n`` positive and ``n`` negative
-#: verdicts (coverage: ``n`` probes a side, each with the facts the judge lists).
-BUILDERS: dict[str, Callable[[int], list[Probe]]] = {
-    "evidence_recall": evidence_recall_probes,
-    "context_relevancy": context_relevancy_probes,
-    "coverage": lambda n: coverage_probes(max(1, n // 4)),
-    "faithfulness": faithfulness_probes,
-    "acc_statements": acc_statements_probes,
-    "semantic_equivalence": semantic_probes,
-    "pairwise_preference": lambda n: pairwise_probes(max(1, n // 2)),
-}

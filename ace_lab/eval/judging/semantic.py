@@ -22,14 +22,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from ace_lab.config import Settings
-from ace_lab.eval.judging.calibration import Calibration, cell, load_calibrations
+from ace_lab.eval.judging.calibration import Calibrations, cells, load_calibrations
 from ace_lab.eval.judging.equivalence import judge_equivalence, semantic_table
+from ace_lab.eval.judging.identity import JudgeIdentity, prompt_fingerprint
 from ace_lab.eval.studies.study import load_results, read_jsonl, study_dir, utc_now
 from ace_lab.llm import LLM, LLMError, get_llm
 
@@ -41,7 +43,9 @@ SEMANTIC_FILE = "semantic/verdicts.jsonl"
 #: Columns of a stored verdict.
 #: The calibrated metric behind the semantic score (:mod:`ace_lab.eval.judging.calibration`).
 EQUIVALENCE = "semantic_equivalence"
-VERDICT_COLUMNS = ["method", "id", "answer", "semantic", "by", "judge_model", "judge_identity"]
+VERDICT_COLUMNS = [
+    *("method", "id", "answer", "semantic", "by", "judge_model", "judge_identity", "judge_prompt"),
+]
 
 
 def semantic_command(study: str, methods: Sequence[str] = ()) -> str:
@@ -59,11 +63,12 @@ def _answer(value: Any) -> str:
 
 
 def load_semantic(study: str, settings: Settings | None = None) -> pd.DataFrame:
-    """Every stored verdict of ``study``, the newest per (method, id, answer, judge)."""
+    """Every stored verdict of ``study``, the newest per (method, id, answer, judge identity
+    and prompt)."""
     path = study_dir(study, settings) / SEMANTIC_FILE
     rows = read_jsonl(path) if path.exists() else []
     frame = pd.DataFrame(rows, columns=[*VERDICT_COLUMNS, "judged"])
-    keys = ["method", "id", "answer", "judge_identity"]
+    keys = ["method", "id", "answer", "judge_identity", "judge_prompt"]
     return frame.drop_duplicates(keys, keep="last").reset_index(drop=True)
 
 
@@ -84,7 +89,10 @@ def semantic_study(
         return pd.DataFrame(columns=VERDICT_COLUMNS)
     llm = llm or get_llm(settings)
     stored = load_semantic(study, settings)
-    stored = stored[stored["judge_identity"] == llm.model_identity]
+    prompt = prompt_fingerprint(EQUIVALENCE)
+    stored = stored[
+        (stored["judge_identity"] == llm.model_identity) & (stored["judge_prompt"] == prompt)
+    ]
     done = set(zip(stored["method"], stored["id"], stored["answer"], strict=True))
     todo = [
         r for r in df.to_dict("records") if (r["method"], r["id"], _answer(r["answer"])) not in done
@@ -108,6 +116,7 @@ def semantic_study(
             "by": verdict.by,
             "judge_model": verdict.judge_model,
             "judge_identity": verdict.judge_identity,
+            "judge_prompt": prompt,
             "judged": utc_now(),
         }
         with lock, path.open("a", encoding="utf-8") as out:  # written the moment it is judged
@@ -120,27 +129,35 @@ def semantic_study(
     return frame
 
 
+def _identities(verdicts: pd.DataFrame) -> Counter[JudgeIdentity]:
+    """How many of ``verdicts`` each judge identity (model identity, prompt) gave."""
+    pairs = zip(verdicts["judge_identity"], verdicts["judge_prompt"], strict=True)
+    return Counter(JudgeIdentity(str(m or ""), p if isinstance(p, str) else "") for m, p in pairs)
+
+
 def semantic_report(
     df: pd.DataFrame,
     verdicts: pd.DataFrame,
     methods: Sequence[str],
-    calibrations: Mapping[str, Calibration] | None = None,
+    calibrations: Calibrations | None = None,
     settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Per method of ``methods`` with verdicts: n, EM, semantic accuracy, their agreement and
     the judge; ``judged`` / ``answers`` say how many of the method's current answers have a
     verdict (a verdict about an answer a record no longer holds does not count). An answer
     judged by several judges (another model, or another build of the same one: its identity
-    differs) counts once, with its latest verdict. ``judge_calibration`` is the judge's
-    calibration accuracy on semantic equivalence and n, marked "judge uninformative" below the
-    threshold (``calibrations``: the committed ones by default;
+    differs) counts once, with its latest verdict. ``judge_calibration`` is the calibration
+    accuracy on semantic equivalence and n of the exact judge (model, server build, prompt) that
+    gave the verdicts, marked "judge uninformative" below the threshold and "judge not
+    calibrated" where that judge never was; a method whose verdicts come from several judges
+    says each one's share (``calibrations``: the committed ones by default;
     :mod:`ace_lab.eval.judging.calibration`)."""
     rows = df[df["method"].isin(list(methods))].copy()
     rows["answer"] = [_answer(a) for a in rows["answer"]]
     rows = rows[rows["gold"].map(_has_gold).astype(bool)]
     if rows.empty or verdicts.empty:
         return pd.DataFrame()
-    keep = ["method", "id", "answer", "semantic", "judge_model"]
+    keep = ["method", "id", "answer", "semantic", "judge_model", "judge_identity", "judge_prompt"]
     latest = verdicts.drop_duplicates(["method", "id", "answer"], keep="last")
     joined = rows.merge(latest[keep], on=["method", "id", "answer"], how="inner")
     if joined.empty:
@@ -151,6 +168,7 @@ def semantic_report(
     table.insert(1, "answers", [int(answers[m]) for m in table["method"]])
     calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     table["judge_calibration"] = [
-        cell(EQUIVALENCE, calibrations, judge) for judge in table["judge_model"]
+        cells(EQUIVALENCE, calibrations, _identities(joined[joined["method"] == m]))
+        for m in table["method"]
     ]
     return table.rename(columns={"n": "judged"})

@@ -20,7 +20,8 @@ import json
 import logging
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.eval.judging.calibration import Calibration, cell, load_calibrations
+from ace_lab.eval.judging.calibration import Calibrations, cells, load_calibrations
+from ace_lab.eval.judging.identity import JudgeIdentity, prompt_fingerprint
 from ace_lab.eval.judging.judge import CRITERIA, JudgeVerdict, PairVerdict, judge_pair, win_rates
 from ace_lab.eval.studies.study import (
     MANIFEST,
@@ -152,6 +154,7 @@ def _verdict_record(
         "b_first": verdict.b_first.model_dump(),
         "judge_model": llm.model,
         "judge_model_identity": llm.model_identity,
+        "judge_prompt": prompt_fingerprint(PAIRWISE),
         "time": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
@@ -220,7 +223,8 @@ def load_verdicts(study: str, a: str, b: str, settings: Settings | None = None) 
     """The stored verdicts of ``a`` vs ``b``, one row per question in slice order.
 
     Columns: ``id, position, question, a, b``, one outcome column per criterion (``"a"``,
-    ``"b"`` or ``"tie"``), ``fallbacks``, ``judge_model``, ``judge_model_identity``, ``time``
+    ``"b"`` or ``"tie"``), ``fallbacks``, ``judge_model``, ``judge_model_identity``,
+    ``judge_prompt`` (the prompt's fingerprint; None on a verdict that did not record it), ``time``
     and the raw ``a_first`` / ``b_first`` verdicts. A missing file raises FileNotFoundError
     naming the command that writes it.
     """
@@ -235,13 +239,17 @@ def load_verdicts(study: str, a: str, b: str, settings: Settings | None = None) 
                 **{k: rec.get(k) for k in ("id", "position", "question", "a", "b")},
                 **{c: outcomes.get(c, "tie") for c in CRITERIA},
                 "fallbacks": list(rec.get("fallbacks") or []),
-                **{k: rec.get(k) for k in ("judge_model", "judge_model_identity", "time")},
+                **{
+                    k: rec.get(k)
+                    for k in ("judge_model", "judge_model_identity", "judge_prompt", "time")
+                },
                 "a_first": rec.get("a_first"),
                 "b_first": rec.get("b_first"),
             }
         )
     columns = ["id", "position", "question", "a", "b", *CRITERIA, "fallbacks"]
-    columns += ["judge_model", "judge_model_identity", "time", "a_first", "b_first"]
+    columns += ["judge_model", "judge_model_identity", "judge_prompt", "time"]
+    columns += ["a_first", "b_first"]
     frame = pd.DataFrame(rows, columns=columns).drop_duplicates("id", keep="last")
     return frame.sort_values("position", kind="stable").reset_index(drop=True)
 
@@ -295,7 +303,7 @@ def preference_table(
     study: str,
     pairs: Sequence[Sequence[str]],
     settings: Settings | None = None,
-    calibrations: Mapping[str, Calibration] | None = None,
+    calibrations: Calibrations | None = None,
 ) -> pd.DataFrame:
     """Win rates of ``a`` over ``b`` per criterion (Overall first) for each pair, with n.
 
@@ -303,9 +311,10 @@ def preference_table(
     win for each side; ``win_rate_b = 1 - win_rate_a``). A pair without verdicts is a single
     row whose ``note`` says which command makes them (``ace-lab run`` first when the study
     lacks either method's answers); a partly judged pair notes how many questions are left.
-    ``judge_calibration`` is the judge's calibration accuracy on pairwise preference and n,
-    marked "judge uninformative" below the threshold (``calibrations``: the committed ones by
-    default; :mod:`ace_lab.eval.judging.calibration`).
+    ``judge_calibration`` is the calibration accuracy on pairwise preference and n of the exact
+    judge (model, server build and prompt) that gave the verdicts, marked "judge
+    uninformative" below the threshold and "judge not calibrated" where that judge never was
+    (``calibrations``: the committed ones by default; :mod:`ace_lab.eval.judging.calibration`).
     """
     calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     rows: list[dict[str, Any]] = []
@@ -346,11 +355,19 @@ def preference_table(
                     "win_rate_b": 1.0 - float(rate["win_rate_a"]),
                     "first_shown": float(rate["first_shown"]),
                     "judge_model": ", ".join(models),
-                    "judge_calibration": cell(PAIRWISE, calibrations, ", ".join(models)),
+                    "judge_calibration": cells(PAIRWISE, calibrations, identities(frame)),
                     "note": note,
                 }
             )
     return pd.DataFrame(rows, columns=list(_missing_row("", "", "")))
+
+
+def identities(frame: pd.DataFrame) -> Counter[JudgeIdentity]:
+    """How many of a :func:`load_verdicts` frame's verdicts each judge identity gave."""
+    found: Counter[JudgeIdentity] = Counter()
+    for model, prompt in zip(frame["judge_model_identity"], frame["judge_prompt"], strict=True):
+        found[JudgeIdentity(model if isinstance(model, str) else "", prompt or "")] += 1
+    return found
 
 
 def preference_by_variant(preferences: pd.DataFrame, label: str = "variant (b)") -> pd.DataFrame:

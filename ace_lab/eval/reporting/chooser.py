@@ -15,14 +15,17 @@ records only (no LLM call):
 - ``figures/09_chooser_curves.{png,pdf}`` and ``figures/09_pareto_<slice>.{png,pdf}``.
 
 Accuracy is token F1 on the QA slices and judged Answer Correctness on GraphRAG-Bench, so the
-pooled rows pool each metric on its own.
+pooled rows pool each metric on its own; every row carries its judge's calibration
+(``judge calibration``, :func:`judge_cells`: empty for F1), and the summary is computed from the
+unrounded table, not from the four decimals of its CSV.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -31,8 +34,11 @@ import pandas as pd
 from ace_lab.chooser import fit, lam_label, parse_lam
 from ace_lab.chooser.crossval import held_out, k_fold, leave_one_out, oracle, summarize
 from ace_lab.config import load_settings
+from ace_lab.eval.graphragbench.cells import calibration_cell, score_identities
+from ace_lab.eval.judging.calibration import CALIBRATION_NAME, JUDGING_FOLDER, load_calibrations
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.outcomes import (
+    GRB_SCORES,
     SLICES,
     ChooserSlice,
     candidates,
@@ -40,6 +46,7 @@ from ace_lab.eval.reporting.outcomes import (
     method_points,
     slice_outcomes,
 )
+from ace_lab.eval.studies.jsonl import read_jsonl
 from ace_lab.viz.figures import save_figure
 from ace_lab.viz.names import dataset_name
 from ace_lab.viz.pareto import plot_pareto, token_axis
@@ -58,6 +65,8 @@ REPEATS = 10
 CHOOSER_ROWS = ("auto", "auto:loo", "auto:prior", "auto:prior:loo", "auto:slice-out", "oracle")
 COMMAND = "python -m ace_lab.eval.reporting.chooser"
 TABLE_COLUMNS = ["slice", "metric", "n", "row", "lam", "accuracy", "tokens", "picked"]
+#: The column beside a judged accuracy: its judge's calibration ("" for F1, which has none).
+JUDGE_COLUMN = "judge calibration"
 _METRIC_NAME = {"f1": "F1", "answer_correctness": "judged ACC"}
 
 
@@ -154,6 +163,36 @@ def chooser_table(frames: dict[ChooserSlice, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
+def judge_cells(results_dir: Path, slices: Sequence[ChooserSlice] = SLICES) -> dict[str, str]:
+    """Slice label (and pooled label) → the calibration of the judge(s) behind its accuracy
+    (the newest stored score per answer, by judge identity), "" where the accuracy is F1."""
+    calibrations = load_calibrations(Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME)
+    out: dict[str, str] = {}
+    pooled: dict[str, Counter] = {}
+    for chosen in slices:
+        if not chosen.judged:
+            out[chosen.label] = out[_pooled_label(chosen.metric)] = ""
+            continue
+        path = Path(results_dir) / chosen.study / GRB_SCORES
+        lines = pd.DataFrame(read_jsonl(path) if path.is_file() else [])
+        if not lines.empty:
+            lines = lines.drop_duplicates(["method", "id"], keep="last")
+        found = score_identities(lines, chosen.metric)
+        out[chosen.label] = calibration_cell(chosen.metric, calibrations, found)
+        pooled.setdefault(_pooled_label(chosen.metric), Counter()).update(found)
+    for label, found in pooled.items():
+        metric = next(s.metric for s in slices if _pooled_label(s.metric) == label)
+        out[label] = calibration_cell(metric, calibrations, found)
+    return out
+
+
+def with_judges(table: pd.DataFrame, judges: Mapping[str, str]) -> pd.DataFrame:
+    """``table`` with :data:`JUDGE_COLUMN` after ``metric``: each row's judge calibration."""
+    out = table.copy()
+    out.insert(2, JUDGE_COLUMN, out["slice"].map(lambda s: judges.get(s, "")))
+    return out
+
+
 def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     """Per slice at ``λ = 0`` (accuracy first): the best single method, the chooser
     cross-validated (``auto``, ``auto:prior``, ``auto:slice-out``) and the oracle, each with
@@ -172,6 +211,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
                 {
                     "slice": where,
                     "metric": point["metric"],
+                    **({JUDGE_COLUMN: point[JUDGE_COLUMN]} if JUDGE_COLUMN in point else {}),
                     "n": point["n"],
                     "row": f"best single: {best['row']}" if row == "best single" else row,
                     "accuracy": point["accuracy"],
@@ -283,19 +323,28 @@ def pareto_figures(results_dir: Path, table: pd.DataFrame, figures_dir: Path) ->
     return written
 
 
+def write_tables(table: pd.DataFrame, results_dir: Path) -> list[Path]:
+    """``chooser_cv.{csv,md}`` and ``chooser_summary.md`` under ``results_dir/chooser``, each
+    row with its judge's calibration; the summary computed from the unrounded ``table`` (the
+    CSV's four decimals would round a second time); the paths written."""
+    table = with_judges(table, judge_cells(results_dir))
+    out = results_dir / "chooser"
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "chooser_cv.csv", index=False, float_format="%.4f")
+    (out / "chooser_cv.md").write_text(to_markdown(table) + "\n", encoding="utf-8")
+    summary = summary_table(table)
+    (out / "chooser_summary.md").write_text(summary_markdown(summary) + "\n", encoding="utf-8")
+    return [out / "chooser_cv.csv", out / "chooser_cv.md", out / "chooser_summary.md"]
+
+
 def regenerate(
     results_dir: Path, figures_dir: Path, runnable: Sequence[str] | None = None
 ) -> list[Path]:
     """Write the chooser's table, model and figures; return the paths written."""
     frames = slice_frames(results_dir)
     table = chooser_table(frames)
+    written = write_tables(table, results_dir)
     out = results_dir / "chooser"
-    out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "chooser_cv.csv", index=False, float_format="%.4f")
-    (out / "chooser_cv.md").write_text(to_markdown(table) + "\n", encoding="utf-8")
-    summary = summary_table(pd.read_csv(out / "chooser_cv.csv", keep_default_na=False))
-    (out / "chooser_summary.md").write_text(summary_markdown(summary) + "\n", encoding="utf-8")
-    written = [out / "chooser_cv.csv", out / "chooser_cv.md", out / "chooser_summary.md"]
     if runnable is None:
         from ace_lab.registry import graph_family
 

@@ -17,10 +17,19 @@ def _scores(results_dir: Path, study: str) -> pd.DataFrame:
     return pd.read_csv(Path(results_dir) / STUDIES.get(study, study) / "graphragbench.csv")
 
 
+def _judge(row: pd.Series, paired: pd.DataFrame) -> str:
+    """The calibration beside a method's ACC: its paired row's (the judges of both sides) where
+    it has one, else its own scores'."""
+    if "judge_calibration" in paired and row["method"] in paired.index:
+        return str(paired.loc[row["method"], "judge_calibration"])
+    return str(row["judge_calibration"])
+
+
 def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``grb_table STUDY``: a GraphRAG-Bench study's overall Answer Correctness per method with
-    its interval, the paired difference against the baseline of ``graphragbench_paired`` and the
-    mean context size, from the two tables ``ace-lab report --export`` wrote for it."""
+    its interval, the paired difference against the baseline of ``graphragbench_paired``, the
+    mean context size and the judge's calibration (accuracy, n, and the uninformative mark), from
+    the two tables ``ace-lab report --export`` wrote for it."""
     (study,) = args
     directory = Path(results_dir) / STUDIES.get(study, study)
     scores = _scores(results_dir, study)
@@ -40,6 +49,7 @@ def grb_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
                 paired.loc[row["method"], "diff [95% CI]"] if row["method"] in paired.index else "—"
             ),
             "context tokens": f"{tokens[row['method']]:,.0f}",
+            "judge calibration": _judge(row, paired),
         }
         for _, row in overall.iterrows()
     ]

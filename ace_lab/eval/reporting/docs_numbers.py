@@ -334,8 +334,10 @@ def revisions_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 
 def calibration_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``calibration``: every committed judge calibration (``judging/calibration.json``), one
-    row per (metric, judge): positives + negatives, balanced accuracy, TPR, TNR and the verdict
-    against the threshold."""
+    row per (metric, judge identity: model, server build, prompt fingerprint): independent
+    positive + negative probes, the items they held and how many got no readable verdict,
+    balanced accuracy as stored (unreadable counted wrong) and on the readable items, TPR, TNR
+    and the verdict against the threshold."""
     path = Path(results_dir) / JUDGING_FOLDER / CALIBRATION_NAME
     if not path.is_file():
         raise DocsError(f"no calibrations in {path}: run `ace-lab calibrate` first")
@@ -345,9 +347,12 @@ def calibration_figure(results_dir: Path, args: tuple[str, ...]) -> str:
         rows.append(
             {
                 "metric": f"`{calibration.metric}`",
-                "judge": calibration.judge,
-                "positives + negatives": f"{calibration.n_pos} + {calibration.n_neg}",
+                "judge (model, server build, prompt)": calibration.identity.short(),
+                "probes (+ / −)": f"{calibration.n_pos} + {calibration.n_neg}",
+                "items": calibration.items,
+                "unreadable": calibration.unreadable,
                 "balanced accuracy": f"{calibration.accuracy:.3f}",
+                "on readable items": _number(calibration.accuracy_readable, ".3f"),
                 "TPR": f"{calibration.tpr:.3f}",
                 "TNR": f"{calibration.tnr:.3f}",
                 "verdict": "informative" if calibration.informative else UNINFORMATIVE,
