@@ -197,11 +197,12 @@ def run(
                 dataset, n, family, model=graph_model, seed=seed, settings=settings
             )
         runner = make_method(method, graph, llm)
+        passages = {p.id: p for p in sl.passages}  # HotpotQA's supporting sentences are theirs
 
         def answer_one(question: Question) -> dict[str, Any]:
             with evidence_only(evidence):
                 answer = runner.answer(question.question, task)
-            rec = record(question, answer, evidence_only=evidence)
+            rec = record(question, answer, evidence_only=evidence, passages=passages)
             return {"position": position[question.id], **rec, "method": method, **identity.fields()}
 
         bar = tqdm(total=len(todo), desc=method, disable=not progress, unit="q")
