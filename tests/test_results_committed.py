@@ -34,6 +34,7 @@ from ace_lab.ace.report import composition as ace_composition
 from ace_lab.ace.report import tables as ace_tables
 from ace_lab.arc.report import results as arc_results
 from ace_lab.arc.report.families import family_table
+from ace_lab.cli_commands.verdicts import VERDICTS, all_claims
 from ace_lab.config import load_settings
 from ace_lab.data import DataError, load_slice
 from ace_lab.eval import judging
@@ -42,14 +43,17 @@ from ace_lab.eval.judging import semantic
 from ace_lab.eval.metrics.context_stats import with_context
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import revisions, tables
+from ace_lab.eval.reporting.budget_report import budget_tables
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.report import StudyReport
+from ace_lab.eval.reporting.verdicts import verdict_markdown, verdict_table
 from ace_lab.eval.studies.study import load_results
 from ace_lab.mosaic.report import policies as mosaic_tables
 from ace_lab.mosaic.report import regenerate as mosaic_regenerate
 from tests.conftest import need_dataset
 
+BUDGET_COMMAND = "python -m ace_lab.eval.reporting.budget_report"
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 SETTINGS = replace(load_settings(), results_dir=RESULTS)
@@ -244,6 +248,20 @@ def composition_report() -> Tables:
     return {ace_composition.TABLE: ace_composition.view(table)}
 
 
+@cache
+def budget_report(study: str) -> Tables:
+    """``python -m ace_lab.eval.reporting.budget_report``: an evidence study's ``budget_curves``
+    and ``budget_auc``."""
+    made = budget_tables(load_results(study, SETTINGS))
+    return {f"{study}/{name}": table for name, table in made.items()}
+
+
+@cache
+def verdicts_report() -> Tables:
+    """``ace-lab verdicts``: the verdict on each claim of every method report."""
+    return {VERDICTS: verdict_markdown(verdict_table(all_claims(), RESULTS))}
+
+
 def _notebook(make: Callable[[], Tables]) -> Callable[[str], Tables]:
     return lambda study: make()
 
@@ -282,6 +300,9 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/05_counterfactuals": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
     "05_policy_diversity": ("python -m ace_lab.mosaic.report", _notebook(mosaic_report)),
     "09_composition": (ace_composition.COMMAND, _notebook(composition_report)),
+    "<study>/budget_curves": (BUDGET_COMMAND, budget_report),
+    "<study>/budget_auc": (BUDGET_COMMAND, budget_report),
+    VERDICTS: ("ace-lab verdicts", _notebook(verdicts_report)),
 }
 
 
@@ -367,6 +388,7 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert {who for who, _ in PRODUCERS.values()} == {
         "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export",
         "python -m ace_lab.mosaic.report", "python -m ace_lab.ace.report.composition",
+        BUDGET_COMMAND, "ace-lab verdicts",
     }  # fmt: skip
 
 

@@ -42,7 +42,6 @@ def write_verdicts(results_dir: Path) -> pd.DataFrame:
 
     table = verdict_table(all_claims(), results_dir)
     export_table(verdict_markdown(table), VERDICTS, results_dir)
-    table.to_csv(Path(results_dir) / f"{VERDICTS}.csv", index=False)  # unrounded
     return table
 
 

@@ -78,23 +78,30 @@ def budget_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
     return fig
 
 
-def write_budget_report(
-    study: str, results_dir: Path, figures_dir: Path, methods: Sequence[str] | None = None
-) -> list[Path]:
-    """The curves, area tables and figure of one evidence-only study; the paths written."""
-    df = load_results(study, replace(load_settings(), results_dir=Path(results_dir)))
-    if methods:
-        df = df[df["method"].isin(methods)]
+def budget_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``budget_curves`` and ``budget_auc`` of an evidence study's records (empty: no sweep)."""
     curves = budget_curves(df)
     if curves.empty:
+        return {}
+    areas = [budget_auc(df, metric, REFERENCE) for metric in SWEEP_METRICS]
+    return {
+        "budget_curves": curves,
+        "budget_auc": pd.concat([a for a in areas if len(a)], ignore_index=True),
+    }
+
+
+def write_budget_report(study: str, results_dir: Path, figures_dir: Path) -> list[Path]:
+    """The curves, area tables and figure of one evidence-only study; the paths written."""
+    df = load_results(study, replace(load_settings(), results_dir=Path(results_dir)))
+    made = budget_tables(df)
+    if not made:
         return []
     directory = Path(results_dir) / study
-    written = list(export_table(curves, "budget_curves", directory).values())
-    areas = [budget_auc(df, metric, REFERENCE) for metric in SWEEP_METRICS]
-    table = pd.concat([a for a in areas if len(a)], ignore_index=True)
-    written += export_table(table, "budget_auc", directory).values()
+    written = [
+        path for name, t in made.items() for path in export_table(t, name, directory).values()
+    ]
     slice_id = study.removesuffix(EVIDENCE_SUFFIX)
-    fig = budget_figure(curves, dataset_name(slice_id))
+    fig = budget_figure(made["budget_curves"], dataset_name(slice_id))
     written += save_figure(fig, f"budget_{slice_id}", figures_dir)
     plt.close(fig)
     return written
