@@ -102,11 +102,18 @@ def test_the_docs_parts(results):
     assert lines[0].startswith("| slice | method | mechanism |")
     assert lines[2].split(" | ")[1] == "`mosaic`"  # the methods in the order given
     assert "**inert**" in text
-    assert liveness_count_figure(results, ("ArcRAG", "sufficiency_verdicts", "sufficient")) == (
+    assert liveness_count_figure(results, ("ArcRAG", "sufficiency+verdicts", "sufficient")) == (
         "4 of 4"
     )
     assert liveness_count_figure(results, ("mosaic", "seed_count", "5")) == "4 of 4"
     assert liveness_count_figure(results, ("ace-adaptive", "route", "POINT")) == "0 of 4"
+    assert liveness_count_figure(results, ("ace-adaptive", "route", "CONTRAST", "hotpot")) == (
+        "4 of 4"  # one study, by its docs short name
+    )
+    with pytest.raises(DocsError):
+        liveness_count_figure(results, ("ace-adaptive", "route", "POINT", "2wiki"))
+    inert = liveness_table_figure(results, ("inert", "mosaic"))
+    assert "depth reached" not in inert and "stop reason" in inert  # 1 or 2; always converged
     with pytest.raises(DocsError):
         liveness_count_figure(results, ("hirag", "route", "POINT"))
     with pytest.raises(DocsError):

@@ -6,11 +6,11 @@ own methods' records into decision rows and their frequency table (:mod:`ace_lab
 ``results/<study>/liveness.csv`` and ``liveness.md`` (one file per slice, a ``method`` column),
 and :data:`FIGURES` gives ``docs/results.md`` its generated parts:
 
-- ``liveness_table METHOD...``: one line per (slice, method, mechanism) of those methods over
-  :data:`LIVENESS_STUDIES` (its number of questions, distinct values, the most frequent value
-  with its share, inert or not);
-- ``liveness_count WHO MECHANISM VALUE``: ``k of n``, how many of the questions a method (or
-  every method of a report: ``ACE``, ``ArcRAG`` or ``MOSAIC``) decided had that value.
+- ``liveness_table [inert] METHOD...``: one line per (slice, method, mechanism) of those
+  methods over :data:`LIVENESS_STUDIES` (its number of questions, distinct values, the most
+  frequent value with its share, inert or not; ``inert``: the inert ones only);
+- ``liveness_count WHO MECHANISM VALUE [STUDY]``: ``k of n``, how many of the questions a method
+  (or every method of a report: ``ACE``, ``ArcRAG`` or ``MOSAIC``) decided had that value.
 """
 
 from __future__ import annotations
@@ -36,6 +36,15 @@ LIVENESS_STUDIES = (
     "graphragbench_novel-n20-s0",
     "ultradomain_mix-n8-s0",
 )
+#: How the docs' tables name the studies.
+SLICE_NAMES = {
+    "hotpotqa_dev_sample200-n20-s0": "HotpotQA",
+    "2wikimultihopqa_hipporag1000-n20-s0": "2Wiki",
+    "musique_dev_sample292-n10-s0": "MuSiQue",
+    "graphragbench_medical-n20-s0": "Medical",
+    "graphragbench_novel-n20-s0": "Novel",
+    "ultradomain_mix-n8-s0": "UltraDomain",
+}
 #: The short names ``liveness_count`` takes for the report packages.
 REPORTS = {
     "ACE": "ace_lab.ace.report",
@@ -119,38 +128,69 @@ def cmd_liveness(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------ docs parts
-def liveness_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
-    """``liveness_table METHOD...``: the summary of those methods over every study."""
-    table = studies_liveness(results_dir)
-    table = table[table["method"].isin(args)] if not table.empty else table
-    summary = liveness_summary(table)
-    if summary.empty:
-        from ace_lab.eval.reporting.docs_numbers import DocsError
+#: The marker word that keeps only the inert mechanisms in ``liveness_table``.
+ONLY_INERT = "inert"
 
-        raise DocsError(f"no liveness rows for {', '.join(args)} in {LIVENESS_STUDIES}")
-    order = {m: i for i, m in enumerate(args)}
+
+def _slices(results_dir: Path, study: str | None) -> pd.DataFrame:
+    """The liveness rows of every study, or of ``study`` (a full name or a docs short name)."""
+    from ace_lab.eval.reporting.docs_numbers import STUDIES
+
+    table = studies_liveness(results_dir)
+    return table if study is None else table[table["slice"] == STUDIES.get(study, study)]
+
+
+def _docs_error(text: str) -> Exception:
+    from ace_lab.eval.reporting.docs_numbers import DocsError
+
+    return DocsError(text)
+
+
+def liveness_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``liveness_table [inert] METHOD...``: the summary of those methods over every study, in
+    the order given (``inert`` first: only the inert mechanisms)."""
+    only_inert = bool(args) and args[0] == ONLY_INERT
+    methods = args[1:] if only_inert else args
+    table = _slices(results_dir, None)
+    summary = liveness_summary(table[table["method"].isin(methods)])
+    if only_inert and not summary.empty:
+        summary = summary[summary["inert"]]
+    if summary.empty:
+        raise _docs_error(f"no liveness rows for {', '.join(methods)} in {LIVENESS_STUDIES}")
+    order = {m: i for i, m in enumerate(methods)}
     summary = summary.sort_values("method", key=lambda s: s.map(order), kind="stable")
+    summary["slice"] = summary["slice"].map(lambda s: SLICE_NAMES.get(s, s))
     return liveness_markdown(summary.reset_index(drop=True))
 
 
 def liveness_count_figure(results_dir: Path, args: tuple[str, ...]) -> str:
-    """``liveness_count WHO MECHANISM VALUE``: ``k of n``, the questions with that value of all
-    those the mechanism decided, over every study; ``WHO`` is a method name or a report's
-    short name (:data:`REPORTS`: every method of it), a mechanism's spaces written ``_``."""
-    who, mechanism, value = args
-    table = studies_liveness(results_dir, reports=[REPORTS[who]] if who in REPORTS else None)
-    if who not in REPORTS:
+    """``liveness_count WHO MECHANISM VALUE [STUDY]``: ``k of n``, the questions with that
+    value of all those the mechanism decided, over every study (or ``STUDY``: a full name or
+    a docs short name such as ``hotpot``); ``WHO`` is a method name or a report's short name
+    (:data:`REPORTS`: every method of it), a mechanism's spaces written ``+``
+    (``sufficiency+verdicts``)."""
+    who, mechanism, value, *study = args
+    table = _slices(results_dir, study[0] if study else None)
+    if who in REPORTS:
+        table = table[table["method"].map(lambda m: _report_of(m) == REPORTS[who])]
+    else:
         table = table[table["method"] == who]
-    if mechanism not in set(table["mechanism"]):
-        mechanism = mechanism.replace("_", " ")
+    mechanism = mechanism.replace("+", " ")  # a marker's arguments are split at spaces
     rows = table[table["mechanism"] == mechanism]
     if rows.empty:
-        from ace_lab.eval.reporting.docs_numbers import DocsError
-
-        raise DocsError(f"no {mechanism!r} decisions of {who!r} in {LIVENESS_STUDIES}")
+        raise _docs_error(f"no {mechanism!r} decisions of {who!r} in {study or LIVENESS_STUDIES}")
     total = int(rows.drop_duplicates(["slice", "method"])["n"].sum())
     hits = int(rows.loc[rows["value"] == value, "count"].sum())
     return f"{hits} of {total}"
+
+
+def _report_of(method: str) -> str:
+    from ace_lab.registry import spec
+
+    try:
+        return spec(method).report
+    except (KeyError, ValueError):  # a name this registry no longer knows: no report
+        return ""
 
 
 #: The docs parts this module makes (``ace-lab docs`` joins them to the others).
