@@ -108,3 +108,18 @@ def test_stage_costs_plot_calls_and_tokens_not_seconds():
     assert [p.get_width() for p in fig.axes[0].patches] == [0, 1]
     assert fig._suptitle.get_text() == "naive: cost per step"
     plt.close(fig)
+
+
+def test_a_single_column_figure_is_saved_at_print_resolution(tmp_path):
+    from PIL import Image
+
+    from ace_lab.viz.sizes import paper_figure
+
+    fig, ax = paper_figure(1, 2.0)
+    ax.plot([0, 1], [0, 1])
+    (png,) = viz.save_figure(fig, "column", tmp_path, formats=("png",))
+    wide, _ = plt.subplots(figsize=(6.9, 2.0))
+    (wide_png,) = viz.save_figure(wide, "wide", tmp_path, formats=("png",))
+    plt.close("all")
+    assert Image.open(png).width > 900  # 3.3 in at 300 dpi, less the tight crop
+    assert Image.open(wide_png).width < 1100  # 6.9 in at the default 150 dpi

@@ -20,6 +20,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ace_lab.viz.sizes import SINGLE_COLUMN
+
+#: The least PNG resolution of a single-column figure (3.3 in: about 1,000 pixels wide).
+COLUMN_DPI = 300
 #: Metadata per format that would otherwise change on every save (dates, versions).
 _METADATA: dict[str, dict[str, Any]] = {
     "png": {"Software": None},
@@ -38,9 +42,13 @@ def save_figure(
     """Write ``fig`` to ``figures_dir/name.<format>`` (or ``name`` as a path stem when no
     ``figures_dir`` is given) for each format; return the paths.
 
-    PNGs are rendered at ``dpi``; vector formats keep the figure's own dpi. Byte-identical
-    for an unchanged figure: no dates or versions in the metadata, SVG ids from a fixed salt.
+    PNGs are rendered at ``dpi``, a single-column figure's (``viz.sizes``) at no less than
+    :data:`COLUMN_DPI`, so it is as sharp as a double-column one when printed at its size;
+    vector formats keep the figure's own dpi. Byte-identical for an unchanged figure: no dates
+    or versions in the metadata, SVG ids from a fixed salt.
     """
+    if fig.get_size_inches()[0] <= SINGLE_COLUMN + 1e-6:
+        dpi = max(dpi, COLUMN_DPI)
     stem = Path(figures_dir) / name if figures_dir is not None else Path(name)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
