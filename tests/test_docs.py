@@ -18,7 +18,7 @@ from ace_lab.eval.reporting.docs_numbers import loose_numbers, parts, stale_part
 
 REPO = Path(__file__).resolve().parents[1]
 #: Documents that may hold no hand-typed number.
-STRICT = ("README.md", "docs/results.md")
+STRICT = ("README.md", "docs/results.md", "results/ultradomain_mix-n8-s0/README.md")
 #: Phrases whose numbers are names, settings or the paper's table numbers, not results.
 NOT_RESULTS = (
     r"[Nn]otebooks? \d\d(?:['’]s)?(?: and \d\d)?",  # notebook names
@@ -30,6 +30,9 @@ NOT_RESULTS = (
     r"\d-core",  # the machine the defaults are sized for
     r"includes 0|excludes it",  # a paired interval against zero
     r"\(2 for a\s+usage error\)",  # an exit status
+    r"slice n = \d+ \(seed \d+\)",  # a study's name
+    r"the paper's \d+-document",  # the paper's data set
+    r"near 0\.5",  # a win rate's no-preference value
 )
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#([^)\s]+))?\)")
 
