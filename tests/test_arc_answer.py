@@ -37,3 +37,27 @@ def test_shares_are_of_item_tokens_and_sum_to_one():
 def test_an_empty_context_is_all_zero():
     out = context_provenance([], {"p1.s0"})
     assert set(out.values()) == {0} and len(out) == 2 * len(SOURCES)
+
+
+def test_a_judgement_keeps_the_verdict_the_model_wrote_and_says_why_it_stops(settings):
+    from ace_lab.arc.answer import Judgement, judge_sufficiency, stop_reason
+    from ace_lab.llm import LLM
+    from tests.conftest import ScriptedClient, arc_reply
+
+    def judge(reply, temperature=0.0):
+        client = ScriptedClient(arc_reply(sufficient=reply))
+        llm = LLM(settings, client=client)
+        judged = judge_sufficiency(llm, f"q{id(reply)}", "a", "ctx", temperature)
+        return judged, client.requests[-1]["temperature"]
+
+    said_yes, greedy = judge({"sufficient": True, "follow_up": "Where is X?"})
+    assert said_yes == Judgement(True, "", False, True) and greedy == 0.0
+    assert stop_reason(said_yes) == "sufficient"
+    no_question, sampled = judge({"sufficient": False, "follow_up": ""}, 1.0)
+    assert no_question == Judgement(True, "", False, False) and sampled == 1.0
+    assert stop_reason(no_question) == "no follow-up"
+    asks, _ = judge({"sufficient": False, "follow_up": "Where is X?"})
+    assert asks == Judgement(False, "Where is X?", False, False)
+    unusable, _ = judge("nonsense")
+    assert unusable.fallback and unusable.said_sufficient is None
+    assert stop_reason(unusable) == "judgement unusable"

@@ -204,3 +204,13 @@ def test_the_judge_token_samples_the_sufficiency_judgement_at_the_paper_s_temper
         assert answer.details.stats["passes_used"] == 2
     # the rest of the second run was the first's, served from the cache: nothing else changed
     assert {arc_prompt(k) for k in client.requests} == {"sufficient"}
+
+
+def test_an_insufficient_verdict_without_a_follow_up_stops_as_no_follow_up(settings, typed_graph):
+    answer, _ = ask(
+        settings, typed_graph, "arcrag:r1p3", sufficient={"sufficient": False, "follow_up": ""}
+    )
+    check = answer.trace.find("judge:p1").payload
+    assert (check.sufficient, check.said_sufficient, check.follow_up) == (True, False, "")
+    assert answer.details.stats["stop_reason"] == "no follow-up"
+    assert answer.details.stats["passes_used"] == 1

@@ -46,10 +46,12 @@ def test_a_typed_record_gives_every_pass_s_verdict_and_the_retries_used():
     }
 
 
-def test_an_unusable_judgement_reads_as_unusable():
+def test_an_unusable_judgement_and_an_insufficient_one_without_a_question_read_as_such():
     rec = _typed()
     rec["steps"][2]["payload"] = to_record(Check(2, True, fallback=True))
     assert arc_decisions(rec)["sufficiency verdicts"] == ("follow-up", "unusable")
+    rec["steps"][2]["payload"] = to_record(Check(2, True, said_sufficient=False))
+    assert arc_decisions(rec)["sufficiency verdicts"] == ("follow-up", "no follow-up")
 
 
 def test_what_one_pass_or_one_attempt_cannot_vary_is_left_out():

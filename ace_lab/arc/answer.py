@@ -20,6 +20,7 @@ the context's tokens and its item count.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -137,12 +138,42 @@ def _row(el: WitnessElement) -> Evidence:
     )
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """One sufficiency judgement: ``ok`` stops the loop (the answer was judged sufficient, or
+    no follow-up question was written: the paper's rule), ``follow_up`` seeds the next pass,
+    ``fallback`` marks an unusable reply (which stops too) and ``said_sufficient`` is the
+    verdict the model wrote (None for an unusable reply)."""
+
+    ok: bool
+    follow_up: str
+    fallback: bool
+    said_sufficient: bool | None
+
+
 def sufficient(
     llm: LLM, question: str, answer: str, context: str, temperature: float = 0.0
 ) -> tuple[bool, str, bool]:
-    """``(ok, follow_up, fallback)``; an unusable reply is ``(True, "", True)``: stop.
-    ``temperature`` samples the judgement (0, the suite's default, is greedy; the paper's
-    answer model judges at :data:`PAPER_JUDGE_TEMPERATURE`)."""
+    """``(ok, follow_up, fallback)`` of :func:`judge_sufficiency`; an unusable reply is
+    ``(True, "", True)``: stop."""
+    judged = judge_sufficiency(llm, question, answer, context, temperature)
+    return judged.ok, judged.follow_up, judged.fallback
+
+
+def stop_reason(judged: Judgement) -> str:
+    """Why a judgement that stops the loop stopped it: ``sufficient``, ``no follow-up`` (judged
+    insufficient, but no question to ask) or ``judgement unusable``."""
+    if judged.fallback:
+        return "judgement unusable"
+    return "no follow-up" if judged.said_sufficient is False else "sufficient"
+
+
+def judge_sufficiency(
+    llm: LLM, question: str, answer: str, context: str, temperature: float = 0.0
+) -> Judgement:
+    """Judge whether ``answer`` is supported by ``context``. ``temperature`` samples the
+    judgement (0, the suite's default, is greedy; the paper's answer model judges at
+    :data:`PAPER_JUDGE_TEMPERATURE`)."""
     result = llm.json(
         load_prompt("arc_sufficient").messages(
             question=question, answer=answer or "(no answer)", context=context or "(none)"
@@ -155,4 +186,5 @@ def sufficient(
     )
     value = result.value
     follow = value.follow_up.strip()
-    return value.sufficient or not follow, ("" if value.sufficient else follow), result.fallback
+    ok, said = value.sufficient or not follow, None if result.fallback else value.sufficient
+    return Judgement(ok, "" if value.sufficient else follow, result.fallback, said)

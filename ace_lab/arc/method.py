@@ -26,7 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ace_lab.arc.answer import compose, context_provenance, context_source, sufficient
+from ace_lab.arc.answer import (
+    compose,
+    context_provenance,
+    context_source,
+    judge_sufficiency,
+    stop_reason,
+)
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import QueryRecord, query_log
 from ace_lab.arc.explore import explore
@@ -255,11 +261,12 @@ class ArcRAG:
             if p == budget.passes:
                 break
             with trace.step(f"judge:p{p}", kind="judge") as step:
-                judged = Context(items).render()
-                ok, follow, fell_back = sufficient(llm, query, text, judged, cfg.judge_temperature)
-                step.record(SufficiencyCheck(p, ok, follow, fell_back))
+                rendered = Context(items).render()
+                judged = judge_sufficiency(llm, query, text, rendered, cfg.judge_temperature)
+                ok, follow, fell_back = judged.ok, judged.follow_up, judged.fallback
+                step.record(SufficiencyCheck(p, ok, follow, fell_back, judged.said_sufficient))
             if ok:
-                stop = "sufficient" if not fell_back else "judgement unusable"
+                stop = stop_reason(judged)
                 break
             current = follow
         with trace.step("stop", kind="stop") as step:

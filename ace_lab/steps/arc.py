@@ -265,16 +265,22 @@ class ArcGeneration(Generation):
 
 @dataclass(frozen=True)
 class SufficiencyCheck(StepPayload):
-    """The sufficiency judgement of a pass: ok, or the follow-up question of the next pass
-    (``fallback``: the judgement was unusable, which ends the loop)."""
+    """The sufficiency judgement of a pass: ok (the loop stops), or the follow-up question of
+    the next pass (``fallback``: the judgement was unusable, which ends the loop).
+    ``said_sufficient`` is the verdict the model wrote: false with ``sufficient`` true means it
+    judged the answer insufficient but asked no follow-up, which also stops the loop (the
+    paper's rule); None in records written before it was kept."""
 
     pass_index: int
     sufficient: bool
     follow_up: str = ""
     fallback: bool = False
+    said_sufficient: bool | None = None
 
     def line(self) -> str:
         verdict = "sufficient" if self.sufficient else f"follow up: {self.follow_up!r}"
+        if self.sufficient and self.said_sufficient is False:
+            verdict = "insufficient, no follow-up"
         return f"pass {self.pass_index}: {verdict}" + (" (fallback)" if self.fallback else "")
 
 

@@ -4,7 +4,9 @@
 vary is left out (None), so a mechanism is called inert only where it could have acted:
 
 - ``passes used`` and ``sufficiency verdicts`` (each pass's judgement in order: ``sufficient``,
-  ``follow-up`` or ``unusable``): only where the pass budget allows a second pass;
+  ``follow-up``, ``no follow-up`` or ``unusable``; records written before the model's own
+  verdict was kept read ``sufficient`` for a ``no follow-up``): only where the pass budget
+  allows a second pass;
 - ``stop reason``: why the loop ended (``sufficient``, ``pass cap``, …), with those two;
 - ``refinements``: model-written Cypher attempts after a subplan's first (the retries used):
   only where the retry budget allows more than one attempt;
@@ -30,8 +32,13 @@ from ace_lab.registry import spec
 from ace_lab.registry.method_spec import ARC_REPORT
 from ace_lab.steps.arc import ArcDetails, CypherExecution, SufficiencyCheck
 
-#: The stop reason of each last judgement (``ace_lab.arc.method``), read back as its verdict.
-STOP_VERDICTS = {"sufficient": "sufficient", "judgement unusable": "unusable"}
+#: The stop reason of each last judgement (``ace_lab.arc.answer.stop_reason``), read back as
+#: its verdict.
+STOP_VERDICTS = {
+    "sufficient": "sufficient",
+    "no follow-up": "no follow-up",
+    "judgement unusable": "unusable",
+}
 
 
 def budget_of(rec: Mapping[str, Any]) -> Budget:
@@ -43,10 +50,13 @@ def budget_of(rec: Mapping[str, Any]) -> Budget:
 
 
 def verdict(check: SufficiencyCheck) -> str:
-    """One judgement as the table shows it."""
+    """One judgement as the table shows it: ``sufficient``, ``follow-up``, ``no follow-up``
+    (judged insufficient with no question to ask, which also stops the loop) or ``unusable``."""
     if check.fallback:
         return "unusable"
-    return "sufficient" if check.sufficient else "follow-up"
+    if not check.sufficient:
+        return "follow-up"
+    return "no follow-up" if check.said_sufficient is False else "sufficient"
 
 
 def _verdicts(rec: Mapping[str, Any], stop: Any) -> tuple[str, ...]:
