@@ -34,7 +34,7 @@ from ace_lab.data.committed import (
 )
 from ace_lab.data.graphragbench import DEFAULT_DISTRACTORS as GRB_DISTRACTORS
 from ace_lab.data.graphragbench import QUESTION_TYPES, slice_summary
-from ace_lab.data.registry import get_spec
+from ace_lab.data.registry import get_spec, pooled_base
 from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir, need_dataset
 
 IDS = [f"{name}-n{n}-s{seed}" for name, n, seed in COMMITTED_SLICES]
@@ -43,6 +43,7 @@ NESTED = [
     ("hotpotqa_dev_sample200", 5),
     ("2wikimultihopqa_hipporag1000", 7),
     ("musique_dev_sample292", 10),
+    ("hotpotqa_train_sample100_hipporag_pooled", 30),
 ]
 
 
@@ -85,7 +86,8 @@ def test_file_reads_back_to_its_own_text(slice_id: str) -> None:
     assert path.read_text(encoding="utf-8") == slice_text(sl)  # stable: regeneration is exact
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["source"] and record["licence"]
-    assert record["regenerate"].startswith(f"ace-lab data fetch {sl.dataset_name} && ")
+    fetched = pooled_base(sl.dataset_name)  # a pooled view is derived from its set's files
+    assert record["regenerate"].startswith(f"ace-lab data fetch {fetched} && ")
     assert slice_id in record["regenerate"]
 
 

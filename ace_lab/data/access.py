@@ -15,8 +15,10 @@ broken is an error, never a silent fallback, when the full set is needed.
 A smaller ``n`` than a committed slice's is served from it where slices nest: in the
 ``per_question`` and ``shared`` settings each question's passages depend on that question alone,
 so the first ``n`` questions (selection order) and the union of their passages are exactly the
-smaller slice. Document sets (GraphRAG-Bench's evidence and distractor chunks, UltraDomain's
-cheapest documents) choose their passages for the slice as a whole: only the committed ``n``.
+smaller slice; so do pooled views of HippoRAG's samples (every ``n`` has the whole corpus).
+Document sets (GraphRAG-Bench's evidence and distractor chunks, UltraDomain's cheapest
+documents) and GraphRAG-Bench's pooled view (questions stratified by type) choose for the slice
+as a whole: only the committed ``n``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ import os
 from pathlib import Path
 
 from ace_lab.data.committed import committed_slices, read_slice_file, slice_path
+from ace_lab.data.graphragbench import handles as is_graphragbench
 from ace_lab.data.loaders import load_dataset
-from ace_lab.data.records import CORPUS, PER_QUESTION, SHARED, DataError, Dataset
-from ace_lab.data.registry import DatasetSpec, dataset_dir, get_spec
+from ace_lab.data.records import CORPUS, PER_QUESTION, POOLED, SHARED, DataError, Dataset
+from ace_lab.data.registry import DatasetSpec, dataset_dir, get_spec, pooled_base
 from ace_lab.data.slices import Slice, make_slice
 
 #: :func:`presence` values.
@@ -56,7 +59,7 @@ def presence(name: str, data_dir: Path | None = None) -> str:
 
 
 def _fetch_hint(name: str) -> str:
-    return f"get the full set with: ace-lab data fetch {name}"
+    return f"get the full set with: ace-lab data fetch {pooled_base(name)}"
 
 
 def load_slice(
@@ -104,7 +107,9 @@ def _committed_slice(spec: DatasetSpec, n: int | None, seed: int) -> Slice | Non
         return None
     wanted = available[-1][1] if n is None else n
     exact = [c for c in available if c[1] == wanted]
-    nests = spec.setting in (PER_QUESTION, SHARED)
+    nests = spec.setting in (PER_QUESTION, SHARED) or (
+        spec.setting == POOLED and not is_graphragbench(spec.name)  # stratified: no nesting
+    )
     larger = [c for c in available if c[1] > wanted] if nests else []
     if not exact and not larger:
         return None

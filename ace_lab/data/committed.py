@@ -7,7 +7,8 @@ reproduces them. One file per slice, ``data/slices/<slice_id>.json``, holding:
 * ``dataset``, ``n``, ``seed``, ``setting``, ``variant``, ``slice_id`` (the :class:`Slice` fields);
 * ``questions``: the normalised :class:`Question` records in slice order, every field including
   ``extra``; ``passages``: the :class:`Passage` records in corpus order (``meta`` where a passage
-  has any); ``question_passage_ids``: each question's passages;
+  has any); ``question_passage_ids``: each question's passages (empty for a pooled slice, whose
+  every question has every passage: :mod:`ace_lab.data.pooled`);
 * ``source`` and ``licence`` of the set (:mod:`ace_lab.data.provenance`) and ``regenerate``, the
   command that derives the file from the full set.
 
@@ -32,8 +33,8 @@ from typing import Any
 from ace_lab.data.jsonfile import read_json
 from ace_lab.data.loaders import load_dataset
 from ace_lab.data.provenance import provenance_record
-from ace_lab.data.records import DataError, Passage, Question
-from ace_lab.data.registry import _repo_root
+from ace_lab.data.records import POOLED, DataError, Passage, Question
+from ace_lab.data.registry import _repo_root, pooled_base
 from ace_lab.data.slices import Slice, make_slice
 
 #: (dataset, n, seed) of every committed slice: the slices of ``data/graphs/`` and of every study
@@ -46,6 +47,10 @@ COMMITTED_SLICES: tuple[tuple[str, int, int], ...] = (
     ("graphragbench_medical", 20, 0),
     ("graphragbench_novel", 20, 0),
     ("ultradomain_mix", 8, 0),
+    # Pooled views (ace_lab.data.pooled): 100 questions against the whole corpus.
+    ("hotpotqa_train_sample100_hipporag_pooled", 100, 0),
+    ("musique_train_sample100_hipporag_pooled", 100, 0),
+    ("graphragbench_medical_pooled", 100, 0),
 )
 
 _SLICE_ID = re.compile(r"^(?P<name>.+)-n(?P<n>[0-9]+)-s(?P<seed>[0-9]+)$")
@@ -63,7 +68,9 @@ def slice_path(slice_id: str, folder: Path | None = None) -> Path:
 
 def regenerate_command(name: str, slice_id: str) -> str:
     """The command that derives a committed slice file from the full set."""
-    return f"ace-lab data fetch {name} && python -m ace_lab.data.write_slices {slice_id}"
+    return (
+        f"ace-lab data fetch {pooled_base(name)} && python -m ace_lab.data.write_slices {slice_id}"
+    )
 
 
 def committed_slices(
@@ -97,7 +104,9 @@ def slice_record(sl: Slice) -> dict[str, Any]:
         "regenerate": regenerate_command(sl.dataset_name, sl.slice_id),
         "questions": [_question_record(q) for q in sl.questions],
         "passages": [_passage_record(p) for p in sl.passages],
-        "question_passage_ids": {q: list(ids) for q, ids in sl.question_passage_ids.items()},
+        "question_passage_ids": {}
+        if sl.setting == POOLED  # every question has every passage: nothing to store
+        else {q: list(ids) for q, ids in sl.question_passage_ids.items()},
     }
 
 
@@ -136,13 +145,14 @@ def read_slice_file(path: Path) -> Slice:
     groups = _typed(rec, "question_passage_ids", dict, path)
     known = {p.id for p in passages}
     ordered: dict[str, tuple[str, ...]] = {}
+    everything = tuple(p.id for p in passages) if setting == POOLED else None
     for q in questions:  # in question order, as make_slice builds it
-        ids = groups.get(q.id)
+        ids = list(everything) if everything is not None and not groups else groups.get(q.id)
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise DataError(f"{path}: question_passage_ids[{q.id!r}] must be a list of strings")
         if not set(ids) <= known:
             raise DataError(f"{path}: question {q.id!r} names passages the file does not hold")
-        ordered[q.id] = tuple(ids)
+        ordered[q.id] = everything if everything is not None and not groups else tuple(ids)
     sl = Slice(name, questions, passages, seed, n, setting, ordered, variant)
     if sl.slice_id != path.stem or len(questions) != n:
         raise DataError(f"{path}: holds {sl.slice_id} with {len(questions)} questions")
@@ -212,7 +222,8 @@ def derive_slice(name: str, n: int, seed: int = 0, data_dir: Path | None = None)
 
     if full_set_folder(name, data_dir) is None:
         raise DataError(
-            f"{name}: the full set is needed to derive its slices: ace-lab data fetch {name}"
+            f"{name}: the full set is needed to derive its slices: "
+            f"ace-lab data fetch {pooled_base(name)}"
         )
     return make_slice(load_dataset(name, data_dir), n, seed=seed)
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from ace_lab.data.chunking import chunk_spans
 from ace_lab.data.records import SHARED, Dataset, Passage, Question
-from ace_lab.data.registry import DATASETS
+from ace_lab.data.registry import DATASETS, POOLED_SETS
 from ace_lab.data.slices import Slice, selection_key
 from ace_lab.index import sparse
 from ace_lab.tokens import count_tokens
@@ -90,9 +90,10 @@ def split_evidence(evidence: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def handles(dataset: Dataset | str) -> bool:
-    """Whether ``dataset`` (a set or its name) is a GraphRAG-Bench set (sliced here rather than
-    by documents)."""
-    spec = DATASETS.get(dataset if isinstance(dataset, str) else dataset.name)
+    """Whether ``dataset`` (a set or its name) is a GraphRAG-Bench set or its pooled view (sliced
+    into chunks here rather than by documents)."""
+    name = dataset if isinstance(dataset, str) else dataset.name
+    spec = DATASETS.get(name) or POOLED_SETS.get(name)
     return spec is not None and spec.schema == "graphragbench"
 
 
@@ -247,7 +248,7 @@ def make_graphragbench_slice(
         taken.update(picked)
         extra_ids[q.id] = picked
     questions = [
-        _sliced_question(q, evidence[q.id], *matched[q.id], extra_ids[q.id]) for q in chosen
+        sliced_question(q, evidence[q.id], *matched[q.id], extra_ids[q.id]) for q in chosen
     ]
     groups = {q.id: evidence[q.id] + extra_ids[q.id] for q in chosen}
     passages = [corpus.chunks[i] for i in sorted(position[cid] for cid in taken)]
@@ -289,13 +290,14 @@ def _distractors(
     return tuple(picked)
 
 
-def _sliced_question(
+def sliced_question(
     q: Question,
     evidence: tuple[str, ...],
     per_statement: tuple[str | None, ...],
     scores: tuple[float, ...],
     distractors: tuple[str, ...],
 ) -> Question:
+    """``q`` with its evidence chunks as supports and the match kept in ``extra``."""
     extra = {
         **q.extra,
         "source_ids": list(q.supporting_ids),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ace_lab.data.registry import TOY
+from ace_lab.data.registry import TOY, pooled_base
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def provenance_record(name: str) -> dict[str, Any]:
     """``{"source": [...], "licence": ...}`` of a set, as stored in a committed slice file."""
     if name == TOY:
         return {"source": [], "licence": TOY_LICENCE}
-    entry = PROVENANCE.get(name)
+    entry = PROVENANCE.get(pooled_base(name))  # a pooled view comes from its set's files
     if entry is None:
         return {"source": [], "licence": "unknown"}
     return {"source": [s.as_dict() for s in entry.sources], "licence": entry.licence}

@@ -20,6 +20,10 @@ SHARED = "shared"
 DOCUMENTS = "documents"
 #: A user's own corpus (:mod:`ace_lab.data.corpora`): whole documents, and a slice is all of it.
 CORPUS = "corpus"
+#: One corpus pooled over many questions, every question's passages among all the others
+#: (HippoRAG's 100-question samples; GraphRAG-Bench on its whole document): a slice is ``n``
+#: questions and the whole corpus (:mod:`ace_lab.data.pooled`).
+POOLED = "pooled"
 
 
 class DataError(ValueError):

@@ -13,6 +13,11 @@
     pipeline chunks and indexes as one corpus. *Anchored* document sets (UltraDomain) slice by
     document (see :mod:`ace_lab.data.slices`); GraphRAG-Bench slices hold only the chunks with
     each question's evidence plus hard distractor chunks (see :mod:`ace_lab.data.graphragbench`).
+``pooled``
+    A *pooled view* of a set, registered as ``<set>_pooled`` (:data:`POOLED_SETS`): the same
+    files, but a slice is ``n`` questions with the set's whole corpus, so a question's passages
+    must be found among every other question's (HippoRAG's own setting; GraphRAG-Bench Medical
+    on its whole document). See :mod:`ace_lab.data.pooled`.
 ``corpus``
     A user's own folder of documents registered under a name (:mod:`ace_lab.data.corpora`):
     :func:`get_spec` finds it in the user data folder, and its slice is the whole corpus with all
@@ -25,12 +30,20 @@ directory that :func:`resolve_data_dir` finds.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ace_lab.config import REPO_ROOT
-from ace_lab.data.records import CORPUS, DOCUMENTS, PER_QUESTION, SHARED, DataError, UnknownDataset
+from ace_lab.data.records import (
+    CORPUS,
+    DOCUMENTS,
+    PER_QUESTION,
+    POOLED,
+    SHARED,
+    DataError,
+    UnknownDataset,
+)
 from ace_lab.data.userdir import (
     QUESTIONS_FILE,
     corpus_folder,
@@ -138,6 +151,45 @@ DATASETS: dict[str, DatasetSpec] = {
     )
 }
 
+#: The name of a set's pooled view: ``<set>_pooled``.
+POOLED_SUFFIX = "_pooled"
+
+
+def _pooled(base: str, description: str) -> DatasetSpec:
+    """The pooled view of ``base``: its folder, schema and task, setting ``pooled``."""
+    spec = DATASETS[base]
+    name = base + POOLED_SUFFIX
+    return replace(
+        spec, name=name, setting=POOLED, passages_per_question=None, description=description
+    )
+
+
+#: Pooled views of sets (module docstring), by name. Not in :data:`DATASETS`: a view has no
+#: files, fetch or provenance of its own (those of :func:`pooled_base`).
+POOLED_SETS: dict[str, DatasetSpec] = {
+    spec.name: spec
+    for spec in (
+        _pooled(
+            "hotpotqa_train_sample100_hipporag",
+            "HotpotQA train sample, HippoRAG's pooled corpus of 994 passages",
+        ),
+        _pooled(
+            "musique_train_sample100_hipporag",
+            "MuSiQue train sample, HippoRAG's pooled corpus of 1,890 passages",
+        ),
+        _pooled(
+            "graphragbench_medical",
+            "GraphRAG-Bench Medical, its whole document in chunks, questions by type",
+        ),
+    )
+}
+
+
+def pooled_base(name: str) -> str:
+    """The set whose files a pooled view reads (``name`` itself for any other name)."""
+    spec = POOLED_SETS.get(name)
+    return name.removesuffix(POOLED_SUFFIX) if spec is not None else name
+
 
 def _repo_root() -> Path:
     """The checkout root; falls back to the package's parent when pyproject.toml is absent."""
@@ -191,12 +243,13 @@ def get_spec(name: str) -> DatasetSpec:
     """The registry entry of ``name``: a benchmark set, else a user corpus registered in the
     user data folder (:mod:`ace_lab.data.corpora`); else an :class:`UnknownDataset` (a DataError
     and a KeyError) listing the known names."""
-    spec = DATASETS.get(name) or _user_corpus_spec(name)
+    spec = DATASETS.get(name) or POOLED_SETS.get(name) or _user_corpus_spec(name)
     if spec is None:
         corpora = registered_corpora()
         mine = f"; your corpora: {', '.join(corpora)}" if corpora else ""
         hint = " (register a folder with: ace-lab corpus add NAME PATH)"
-        raise UnknownDataset(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}{mine}{hint}")
+        known = ", ".join([*DATASETS, *POOLED_SETS])
+        raise UnknownDataset(f"unknown dataset {name!r}; known: {known}{mine}{hint}")
     return spec
 
 

@@ -47,6 +47,7 @@ from ace_lab.data.records import (
     CORPUS,
     DOCUMENTS,
     PER_QUESTION,
+    POOLED,
     SHARED,
     Dataset,
     Passage,
@@ -127,9 +128,9 @@ def question_passages(
 
     ``per_question``: its own candidate group (module docstring). ``shared``: its supports plus
     ``distractors`` hard distractors (highest BM25 score to the question, ties by id).
-    ``documents`` and ``corpus``: every document.
+    ``documents``, ``corpus`` and ``pooled``: every document.
     """
-    if dataset.setting in (DOCUMENTS, CORPUS):
+    if dataset.setting in (DOCUMENTS, CORPUS, POOLED):
         return list(dataset.passages)
     if dataset.setting == PER_QUESTION:
         ids = _memo(dataset, f"group:{question.id}", lambda: _group_ids(dataset, question))
@@ -288,7 +289,9 @@ def make_slice(
     (module docstring) without ``doc_ids`` takes :func:`cheapest_documents`. ``distractors``
     defaults to :data:`DEFAULT_DISTRACTORS`. GraphRAG-Bench sets are sliced into evidence and
     distractor chunks by :func:`ace_lab.data.graphragbench.make_graphragbench_slice`. A user
-    corpus (setting ``corpus``) gives its whole corpus and every question, whatever ``n``.
+    corpus (setting ``corpus``) gives its whole corpus and every question, whatever ``n``; a
+    pooled view (setting ``pooled``) ``n`` questions and the whole corpus
+    (:mod:`ace_lab.data.pooled`).
     """
     from ace_lab.data import graphragbench  # deferred: that module builds on this one
 
@@ -298,6 +301,10 @@ def make_slice(
         questions, passages = list(dataset.questions), list(dataset.passages)
         return Slice(dataset.name, questions, passages, seed, len(questions), CORPUS, groups)
 
+    if dataset.setting == POOLED:
+        from ace_lab.data.pooled import make_pooled_slice  # deferred: it builds on this module
+
+        return make_pooled_slice(dataset, n, seed)
     if graphragbench.handles(dataset):
         return graphragbench.make_graphragbench_slice(dataset, n, seed, distractors, doc_ids)
     distractors = DEFAULT_DISTRACTORS if distractors is None else distractors
