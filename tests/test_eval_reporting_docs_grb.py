@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from ace_lab.eval.reporting.docs_grb import FIGURES
+from ace_lab.eval.reporting.docs_numbers import DocsError
 
 OVERALL = "Overall (query-weighted, not an official figure)"
 
@@ -59,3 +61,19 @@ def test_the_acc_table_carries_each_rows_judge_calibration(tmp_path):
     assert lines[0].endswith("| context tokens | judge calibration |")
     assert lines[2] == f"| `mosaic` | 0.5 [..] | — | 5 | {acc} |"
     assert lines[3] == "| `naive` | 0.6 [..] | +0.1 [..] | 10 | judge not calibrated |"
+
+
+def test_an_inline_score_carries_its_judges_calibration(tmp_path):
+    judge = "0.55 (n=22) judge uninformative"
+    rows = [
+        _row("m", "evidence_recall", OVERALL, 20, 1.0, judge),
+        _row("m", "rouge_score", OVERALL, 16, 0.25, None),
+    ]
+    study = tmp_path / "toy-n2-s0"
+    study.mkdir()
+    pd.DataFrame(rows).to_csv(study / "graphragbench.csv", index=False)
+    score = FIGURES["grb_score"]
+    assert score(tmp_path, ("toy-n2-s0", "m", "evidence_recall")) == f"1.000 (judge: {judge})"
+    assert score(tmp_path, ("toy-n2-s0", "m", "rouge_score")) == "0.250"  # no judge
+    with pytest.raises(DocsError, match="no overall"):
+        score(tmp_path, ("toy-n2-s0", "other", "rouge_score"))

@@ -28,6 +28,9 @@ DOCUMENTS = (
     "results/router/README.md",
     "results/ultradomain_mix-n8-s0/README.md",
     "results/hotpotqa_dev_sample200-n20-s0/README.md",
+    "results/graphragbench_medical-n20-s0/README.md",
+    "results/graphragbench_novel-n20-s0/README.md",
+    "results/2wikimultihopqa_hipporag1000-n20-s0/README.md",
 )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.eval.graphragbench.views import METRIC_NAMES
-from ace_lab.eval.reporting.docs_numbers import STUDIES, Figure
+from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure
 from ace_lab.eval.reporting.export import to_markdown
 
 
@@ -82,4 +82,31 @@ def grb_metrics_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return to_markdown(pd.DataFrame([*rows, judge]))
 
 
-FIGURES: dict[str, Figure] = {"grb_table": grb_table_figure, "grb_metrics": grb_metrics_figure}
+def _overall_row(results_dir: Path, study: str, method: str, metric: str) -> pd.Series:
+    scores = _scores(results_dir, study)
+    found = scores[
+        (scores["method"] == method)
+        & (scores["metric"] == metric)
+        & scores["type"].str.startswith("Overall")
+    ]
+    if len(found) != 1:
+        raise DocsError(f"{study}: no overall {metric} of {method!r} in graphragbench.csv")
+    return found.iloc[0]
+
+
+def grb_score_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``grb_score STUDY METHOD METRIC``: a method's overall score on a GraphRAG-Bench metric,
+    with the judge's calibration beside it where the metric is judged:
+    ``1.000 (judge: 0.55 (n=22) judge uninformative)``."""
+    study, method, metric = args
+    row = _overall_row(results_dir, study, method, metric)
+    judge = row.get("judge_calibration")
+    shown = f"{float(row['mean']):.3f}"
+    return f"{shown} (judge: {judge})" if isinstance(judge, str) and judge else shown
+
+
+FIGURES: dict[str, Figure] = {
+    "grb_table": grb_table_figure,
+    "grb_metrics": grb_metrics_figure,
+    "grb_score": grb_score_figure,
+}
