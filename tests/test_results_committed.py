@@ -43,7 +43,7 @@ from ace_lab.eval.judging import semantic
 from ace_lab.eval.metrics.context_stats import with_context
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import revisions, tables
-from ace_lab.eval.reporting.budget_report import budget_tables
+from ace_lab.eval.reporting.budget_report import POWER_TABLE, budget_tables, power_table
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.report import StudyReport
@@ -257,6 +257,12 @@ def budget_report(study: str) -> Tables:
 
 
 @cache
+def power_report() -> Tables:
+    """``python -m ace_lab.eval.reporting.budget_report``: ``power_by_metric`` over the slices."""
+    return {POWER_TABLE: power_table(RESULTS)}
+
+
+@cache
 def verdicts_report() -> Tables:
     """``ace-lab verdicts``: the verdict on each claim of every method report."""
     return {VERDICTS: verdict_markdown(verdict_table(all_claims(), RESULTS))}
@@ -302,6 +308,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "09_composition": (ace_composition.COMMAND, _notebook(composition_report)),
     "<study>/budget_curves": (BUDGET_COMMAND, budget_report),
     "<study>/budget_auc": (BUDGET_COMMAND, budget_report),
+    POWER_TABLE: (BUDGET_COMMAND, _notebook(power_report)),
     VERDICTS: ("ace-lab verdicts", _notebook(verdicts_report)),
 }
 

@@ -2,11 +2,13 @@
 
 ``python -m ace_lab.eval.reporting.budget_report`` reads every evidence-only study
 (``results/<slice id>-evidence``, written by ``ace-lab run --evidence-only --budgets``) and
-writes, into that study's folder, ``budget_curves.{csv,md}`` (each method's metrics at each
+writes, into that study's folder, ``budget_curves.{csv,md,tex}`` (each method's metrics at each
 budget), ``budget_auc.{csv,md,tex}`` (the area under each method's coverage and passage-recall
 curves with paired differences from NaiveRAG, :func:`~ace_lab.eval.reporting.evidence.budget_auc`)
 and the figure ``figures/budget_<slice id>.{png,pdf}``: coverage and passage recall against the
-context budget, one line per method, at single-column width. No LLM call.
+context budget, one line per method, at single-column width; then ``results/power_by_metric.*``
+(:mod:`~ace_lab.eval.reporting.power_by_metric`: the difference F1 and each evidence metric
+can detect at the committed n). No LLM call.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ace_lab.config import load_settings
+from ace_lab.eval.reporting.claim_values import MULTIHOP_STUDIES
 from ace_lab.eval.reporting.evidence import (
     METRIC_LABELS,
     budget_auc,
     budget_curves,
 )
 from ace_lab.eval.reporting.export import export_table
+from ace_lab.eval.reporting.power_by_metric import power_by_metric
 from ace_lab.eval.studies.runner import EVIDENCE_SUFFIX
 from ace_lab.eval.studies.study import load_results
 from ace_lab.viz.figures import save_figure
@@ -107,6 +111,35 @@ def write_budget_report(study: str, results_dir: Path, figures_dir: Path) -> lis
     return written
 
 
+#: (label, answered run, evidence-only run) compared by ``power_by_metric``; the first is the
+#: reference: every method of the main table at the baselines' budget.
+POWER_PAIRS: tuple[tuple[str, str, str], ...] = (
+    ("NaiveRAG", "naive", "naive:b1500"),
+    *(
+        (name, name, f"{name}:b1500")
+        for name in ("hirag", "lightrag", "hipporag", "graphrag", "mosaic", "ace-adaptive")
+    ),
+    ("ace-full:b1500", "ace-full:b1500", "ace-full:b1500"),
+)
+#: The table ``power_by_metric`` writes under ``results/``.
+POWER_TABLE = "power_by_metric"
+
+
+def power_table(results_dir: Path) -> pd.DataFrame:
+    """:func:`~ace_lab.eval.reporting.power_by_metric.power_by_metric` over the multi-hop slices
+    that have both an answered and an evidence-only study."""
+    settings = replace(load_settings(), results_dir=Path(results_dir))
+    frames = {}
+    for study in MULTIHOP_STUDIES:
+        evidence = f"{study}{EVIDENCE_SUFFIX}"
+        if (Path(results_dir) / study).is_dir() and (Path(results_dir) / evidence).is_dir():
+            frames[dataset_name(study)] = {
+                "answered": load_results(study, settings),
+                "evidence": load_results(evidence, settings),
+            }
+    return power_by_metric(frames, POWER_PAIRS)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--study", nargs="*", help="evidence studies (default: every one)")
@@ -115,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results_dir, figures_dir = Path(settings.results_dir), Path(settings.figures_dir)
     for study in args.study or evidence_studies(results_dir):
         for path in write_budget_report(study, results_dir, figures_dir):
+            print(path)
+    if not args.study:
+        for path in export_table(power_table(results_dir), POWER_TABLE, results_dir).values():
             print(path)
     return 0
 
