@@ -27,6 +27,7 @@ from ace_lab.cli_commands.errors import (
     known_error_types,
     one_line,
 )
+from ace_lab.cli_commands.reading import add_reread_parser
 from ace_lab.config import DEFAULT_TIER
 
 PROG = "ace-lab"
@@ -227,6 +228,8 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     semantic.add_argument("--methods", nargs="+", help="methods to judge (default: all)")
     semantic.add_argument("--model", help=f"local model tier judging (default: {DEFAULT_TIER})")
     semantic.set_defaults(handler="studies:cmd_semantic")
+
+    add_reread_parser(sub, common)
 
     calibrate = sub.add_parser(
         "calibrate", parents=[common], help="the judge's calibration per judged metric (stored)"

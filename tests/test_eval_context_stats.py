@@ -96,3 +96,18 @@ def test_origin_columns_average_the_records_that_carry_them():
         "context_from_fallback": 0.0,
     }
     assert origin_columns(records.iloc[2:]) == {} and origin_columns(pd.DataFrame()) == {}
+
+
+def test_readers_and_short_reader_compliance() -> None:
+    from ace_lab.eval.metrics.context_stats import format_compliance, readers
+
+    records = pd.DataFrame(
+        {
+            "raw": ["Paris", "Reasoning: x\nParis", "[FINAL_ANSWER] Rome [/FINAL_ANSWER]"],
+            "gold": [["Paris"], ["Paris"], ["Rome"]],
+            "reader": ["short", "short", None],  # the last one written before readers
+        }
+    )
+    assert readers(records) == "short+tagged"
+    assert format_compliance(records) == 2 / 3  # a two-line reply is outside the grammar
+    assert readers(records.assign(raw=None, reader=None)) == ""  # evidence-only records

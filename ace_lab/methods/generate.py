@@ -8,7 +8,10 @@ evidence), ``answer_open`` (task ``open``: an answer in full sentences, sized to
 GraphRAG-Bench's gold answers are sentences and paragraphs, and its Answer Correctness compares
 statements, which a one-span answer cannot supply) and ``answer_generic`` (a plain RAG prompt,
 for the "without task-specific prompt" ablation). Every QA method in ace_lab answers through
-``answer_qa`` unless configured otherwise, so methods differ only in the context they build.
+``answer_qa`` unless configured otherwise, so methods differ only in the context they build;
+inside :func:`~ace_lab.methods.reader.reading` every QA answer call (but the generic ablation's)
+uses the reader it names instead, the short grammar-bound one included
+(:mod:`ace_lab.methods.reader`).
 
 The JSON style is one call at temperature 0 like the others (no resampled retry, which would
 answer a different question than the paper prompt's single greedy call): the schema comes from
@@ -32,6 +35,7 @@ from ace_lab.evidence import current_step
 from ace_lab.llm import LLM
 from ace_lab.llm.structured import JsonOutputError, parse_output, schema_format
 from ace_lab.methods.final_answer import extract_final_answer
+from ace_lab.methods.reader import active_reader, read_short
 from ace_lab.prompts import load_prompt
 
 Task = Literal["qa", "qfs", "open"]
@@ -108,10 +112,16 @@ def generate(
 ) -> Generation:
     """Answer ``query`` from ``context``; a QA answer is the extracted final-answer span.
     ``final``: the method's answer (not a pass's draft), skipped by :func:`evidence_only`."""
-    name = prompt_name(task, style)
     if final and is_evidence_only():
         _note(EVIDENCE_ONLY_NOTE)
         return Generation("", "")
+    reader = active_reader() if task == "qa" and style != "generic" else None
+    if reader == "short":
+        raw, answer = read_short(llm, query, context or "(no context retrieved)")
+        return Generation(raw, answer)
+    if reader is not None:  # the tagged or JSON reader, whatever the method's own style
+        style = "json" if reader == "json" else "task"
+    name = prompt_name(task, style)
     variables: dict[str, str] = {"query": query, "context": context or "(no context retrieved)"}
     if name == "answer_qfs":
         variables["response_type"] = response_type

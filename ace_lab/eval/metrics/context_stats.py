@@ -11,7 +11,10 @@
   share of the question's facts it holds, LLM tokens spent to obtain it;
 - ``format_compliance``: share of answers given in the answer prompt's format — a proper
   ``[FINAL_ANSWER]`` tag pair, or the ``answer`` field of the JSON answer prompt's object
-  (:func:`~ace_lab.eval.metrics.answer_format`).
+  (:func:`~ace_lab.eval.metrics.answer_format`), or for the short reader's records the one
+  bounded line its grammar allows (:func:`~ace_lab.methods.reader.short_reply_ok`);
+- ``reader`` (:func:`readers`, not a mean): which reader produced the answers
+  (:mod:`ace_lab.methods.reader`).
 
 :func:`context_columns` computes them for some records, :func:`with_context` adds them to any
 table with a ``method`` column (the ACE ablation table, say). :func:`origin_columns` computes
@@ -28,6 +31,7 @@ import pandas as pd
 from ace_lab.eval.metrics import answer_format
 from ace_lab.eval.metrics.evidence import EVIDENCE_COLUMNS
 from ace_lab.methods.final_answer import extract
+from ace_lab.methods.reader import record_reader, short_reply_ok
 
 CONTEXT_COLUMNS = (
     *("context_tokens", "passage_recall", "provenance_recall"),
@@ -56,17 +60,27 @@ def format_compliance(records: pd.DataFrame) -> float:
     pair or the JSON object); NaN without any (a summary has no answer tag)."""
     if "raw" not in records or "gold" not in records:
         return math.nan
+    readers = records["reader"] if "reader" in records else [None] * len(records)
     replies = [
-        raw
-        for raw, gold in zip(records["raw"], records["gold"], strict=True)
+        (raw, reader)
+        for raw, gold, reader in zip(records["raw"], records["gold"], readers, strict=True)
         if isinstance(raw, str) and isinstance(gold, list | tuple) and gold
     ]
     if not replies:
         return math.nan
-    return sum(_in_prompt_format(raw) for raw in replies) / len(replies)
+    return sum(_in_prompt_format(raw, reader) for raw, reader in replies) / len(replies)
 
 
-def _in_prompt_format(raw: str) -> bool:
+def readers(records: pd.DataFrame) -> str:
+    """The readers that produced ``records``' answers (:func:`~ace_lab.methods.reader.
+    record_reader`), ``+``-joined in first-seen order; empty when none answered."""
+    found = (record_reader(r) for r in records.to_dict("records"))
+    return "+".join(dict.fromkeys(r for r in found if r))
+
+
+def _in_prompt_format(raw: str, reader: object = None) -> bool:
+    if reader == "short":  # the grammar-bound reader: the reply is the answer line
+        return short_reply_ok(raw)
     return answer_format(raw) == "tag" or extract(raw).source == "json"
 
 

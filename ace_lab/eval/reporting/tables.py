@@ -40,6 +40,7 @@ from ace_lab.eval.metrics.context_stats import (
     context_columns,
     mean,
     origin_columns,
+    readers,
 )
 from ace_lab.eval.reporting.costs import COST_COLUMNS, cold_wall
 from ace_lab.eval.reporting.costs import COST_VIEW as COST_VIEW  # re-exported for notebooks
@@ -52,7 +53,7 @@ from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.eval.statistics.resampling import N_RESAMPLES
 
 #: The columns the notebooks show of :func:`main_table` (those present).
-MAIN_VIEW = ["method", "n", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_VIEW, *COST_COLUMNS]
+MAIN_VIEW = ["method", "n", "reader", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_VIEW, *COST_COLUMNS]
 #: The columns the notebooks show of :func:`paired_tests`.
 PAIRED_VIEW = [
     "method",
@@ -84,8 +85,8 @@ def main_table(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per method: n, EM and F1 means with 95% intervals, the
-    :data:`CONTEXT_COLUMNS` and mean cost.
+    """One row per method: n, the reader(s) that answered (``reader``), EM and F1 means with
+    95% intervals, the :data:`CONTEXT_COLUMNS` and mean cost.
 
     EM/F1 average over questions with a gold answer. A column whose scores are all 0 or 1 (EM
     always; F1 where every answer was wholly right or wrong) is a proportion and gets the Wilson
@@ -98,7 +99,7 @@ def main_table(
     origins = bool(origin_columns(df))
     for method in select_methods(df, methods):
         sub = method_rows(df, method)
-        row: dict[str, Any] = {"method": method, "n": len(sub)}
+        row: dict[str, Any] = {"method": method, "n": len(sub), "reader": readers(sub)}
         for label, column in (("EM", "em"), ("F1", "f1")):
             values = pd.to_numeric(sub[column], errors="coerce").dropna()
             ci = mean_interval(values.to_numpy(), n_resamples=n_resamples, seed=seed)

@@ -29,6 +29,7 @@ from ace_lab.eval.metrics import (
 )
 from ace_lab.eval.metrics.evidence import EVIDENCE_COLUMNS, evidence_of
 from ace_lab.evidence import Answer, Context, Evidence
+from ace_lab.methods.reader import reader_of_tags
 from ace_lab.steps import AnswerDetails, StepPayload, from_record, to_record
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,8 @@ def record(
         "gold": golds,
         "answer": None if evidence_only else answer.text,
         "raw": None if evidence_only else answer.raw,
+        # which answer call read the context (ace_lab.methods.reader): tables name it per row
+        "reader": None if evidence_only else reader_of_tags(c.tag for c in calls),
         "evidence_only": evidence_only,
         "em": exact_match(answer.text, golds) if has_gold else None,
         "f1": f1_score(answer.text, golds) if has_gold else None,

@@ -1,0 +1,173 @@
+"""``ace-lab reread``: re-answer a study's stored contexts with the current reader.
+
+A reader change (:mod:`ace_lab.methods.reader`) never needs a rerun of the methods: every
+record keeps the final context it was answered from (``context_ids`` and ``context_texts``),
+so :func:`reread` sends each one to the reader, one call per record, with no retrieval and no
+method call. The new records go to their own study, ``<study>-reread-<reader>``
+(:func:`reread_study`), beside the old one, never over it, so both stay comparable and a table
+of either says which reader produced each row (``reader``).
+
+A reread record is the source record with the reader's answer: ``answer``, ``raw``, ``em``,
+``f1``, ``reader``, ``evidence_only`` false, ``reread_from`` (the source study),
+``model_identity`` the reader's (the context's stays in ``context_model_identity``), and the
+reader call's own cost in ``reader_input_tokens``, ``reader_output_tokens`` and ``reader_s``
+(cold cache). Every other column, costs included, is the source record's: what the context
+cost to obtain (plus the old answer call, for an answered source). The context is rendered the
+same way for every method: its items in their stored order under one header per evidence kind
+(the round and branch headers of a live render are not stored). Records without
+``context_texts`` (written before contexts were stored) cannot be reread and are counted as
+skipped; records already in the target study are kept (a rerun resumes).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ace_lab.config import Settings, load_settings
+from ace_lab.eval.metrics import exact_match, f1_score
+from ace_lab.eval.studies.jsonl import read_jsonl, record_files
+from ace_lab.eval.studies.study import (
+    read_manifest,
+    results_path,
+    study_dir,
+    update_manifest,
+    utc_now,
+)
+from ace_lab.evidence import EVIDENCE_KINDS
+from ace_lab.llm import LLM
+from ace_lab.methods.generate import generate
+from ace_lab.methods.reader import check_reader, reading
+
+log = logging.getLogger(__name__)
+
+#: The keys of a study's manifest that say what its records answer.
+SLICE_KEYS = ("dataset", "n", "seed", "slice_id", "task")
+
+
+def reread_study(study: str, reader: str) -> str:
+    """The study the reread of ``study`` with ``reader`` writes into."""
+    return f"{study}-reread-{reader}"
+
+
+def stored_context(ids: Sequence[str], texts: Sequence[str]) -> str:
+    """A record's stored context as the reader sees it: items in order, one ``### kind``
+    header per run of one evidence kind (an id's ``kind:`` prefix; a bare id is a passage)."""
+    lines: list[str] = []
+    last = None
+    for item_id, text in zip(ids, texts, strict=True):
+        prefix = str(item_id).split(":", 1)[0]
+        kind = prefix if prefix in EVIDENCE_KINDS and ":" in str(item_id) else "passage"
+        if kind != last:
+            if lines:
+                lines.append("")
+            lines.append(f"### {kind}")
+            last = kind
+        lines.append(f"- {text}")
+    return "\n".join(lines)
+
+
+def rereadable(rec: dict[str, Any]) -> bool:
+    """Whether a record kept the context it was answered from (ids and their texts)."""
+    ids, texts = rec.get("context_ids"), rec.get("context_texts")
+    return isinstance(ids, list) and isinstance(texts, list) and len(ids) == len(texts)
+
+
+def reread_record(rec: dict[str, Any], llm: LLM, reader: str, task: str, study: str) -> dict:
+    """The record ``rec`` answered again from its stored context by ``reader`` (one call)."""
+    context = stored_context(rec["context_ids"], rec["context_texts"])
+    calls_before = len(llm.ledger.calls)
+    with reading(reader):
+        generation = generate(llm, str(rec["question"]), context, task)  # type: ignore[arg-type]
+    calls = llm.ledger.calls[calls_before:]
+    golds = [g for g in rec.get("gold") or [] if isinstance(g, str)]
+    answer = generation.answer
+    return {
+        **rec,
+        "answer": answer,
+        "raw": generation.raw,
+        "reader": reader if task == "qa" else task,
+        "evidence_only": False,
+        "em": exact_match(answer, golds) if golds else None,
+        "f1": f1_score(answer, golds) if golds else None,
+        "reread_from": study,
+        "context_model_identity": rec.get("model_identity"),
+        "model_identity": llm.model_identity,
+        "reader_input_tokens": sum(c.response_prompt_tokens for c in calls),
+        "reader_output_tokens": sum(c.response_completion_tokens for c in calls),
+        "reader_s": round(sum(c.latency_s for c in calls if not c.cache_hit), 4),
+        "time": utc_now(),
+    }
+
+
+def reread(
+    study: str,
+    reader: str = "short",
+    methods: Sequence[str] | None = None,
+    *,
+    settings: Settings | None = None,
+    llm: LLM | None = None,
+) -> dict[str, dict[str, int]]:
+    """Re-answer every stored context of ``study`` (its ``methods``, default all) with
+    ``reader`` into :func:`reread_study`; per method: ``reread``, ``kept`` (already there),
+    ``skipped`` (no stored context). A ValueError (one line) for an unknown reader or method,
+    or a short reader on a study whose task is not QA."""
+    check_reader(reader)
+    settings = settings or load_settings()
+    manifest = read_manifest(study, settings)
+    task = str(manifest.get("task") or "qa")
+    if task != "qa":
+        raise ValueError(f"{study} answers task {task!r}; the readers are for QA (task qa)")
+    source = study_dir(study, settings)
+    found = _method_files(source)
+    chosen = list(methods) if methods else list(found)
+    unknown = [m for m in chosen if m not in found]
+    if unknown:
+        raise ValueError(
+            f"{study} has no records of {', '.join(unknown)}; it has: {', '.join(found)}"
+        )
+    target = reread_study(study, reader)
+    directory = study_dir(target, settings)
+    llm = llm or LLM(settings)
+    slice_info = {k: manifest[k] for k in SLICE_KEYS if k in manifest}
+    slice_info |= {"reread_from": study, "reader": reader}
+    counts: dict[str, dict[str, int]] = {}
+    for method in chosen:
+        records = [r for r in read_jsonl(found[method]) if r.get("method", method) == method]
+        out_path = results_path(target, method, settings)
+        done = {r["id"] for r in read_jsonl(out_path)} if out_path.is_file() else set()
+        todo = [r for r in records if rereadable(r) and r["id"] not in done]
+        skipped = sum(not rereadable(r) for r in records)
+        counts[method] = {"reread": 0, "kept": len(done), "skipped": skipped}
+        if skipped:
+            log.warning("%s: %d record(s) of %s kept no context: skipped", study, skipped, method)
+        if not todo:
+            continue
+        graph_model = str(manifest.get("graph_model") or "")
+        update_manifest(
+            directory,
+            method,
+            slice_info=slice_info,
+            llm=llm,
+            graph_model=graph_model,
+            entry={"started": utc_now(), "reread_from": study, "reader": reader},
+        )
+        with out_path.open("a", encoding="utf-8") as out:
+            for rec in todo:
+                out.write(json.dumps(reread_record(rec, llm, reader, task, study)) + "\n")
+                out.flush()
+                counts[method]["reread"] += 1
+    return counts
+
+
+def _method_files(directory: Path) -> dict[str, Path]:
+    """Method name → its results file in a study (the name its records carry)."""
+    found: dict[str, Path] = {}
+    for path in record_files(directory):
+        records = read_jsonl(path)
+        if records and isinstance(records[0].get("method"), str):
+            found[records[0]["method"]] = path
+    return found
