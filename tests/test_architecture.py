@@ -11,7 +11,7 @@ Layers, lowest first (a module may import its own layer and the ones below it, n
   registry   registry
   analysis   eval, viz (generic: never a method package, in any import form)
   reports    ace.report, arc.report, mosaic.report (each method's tables, figures, views)
-  top        widgets, ask, notebooks, cli, cli_commands, __main__
+  top        widgets, ask, notebooks, lab, cli, cli_commands, __main__
 
 Module sizes are counted on ``ruff format`` output (the test fails while a module is not
 formatted), and ``# fmt: skip`` is allowed only on a literal table (an assignment of a tuple,
@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("registry", ("registry",)),
     ("analysis", ("eval", "viz")),
     ("reports", ("ace.report", "arc.report", "mosaic.report")),
-    ("top", ("widgets", "ask", "notebooks", "cli", "cli_commands", "__main__")),
+    ("top", ("widgets", "ask", "notebooks", "lab", "cli", "cli_commands", "__main__")),
 )
 METHOD_PACKAGES = ("ace", "arc", "mosaic")
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
