@@ -278,3 +278,75 @@ def test_a_variant_never_run_is_priced_from_its_head(settings) -> None:
     assert row["LLM calls"] == 8 * 3 and row["input tokens"] == 8 * 900
     assert row["cost from"] == "ace-full (other-n5-s0), an approximation of ace-full:b1500"
     assert table.set_index("method").loc["mosaic:signals", "cost from"].startswith("no recorded")
+
+
+# ------------------------------------------------------------------ speeds learned from the ledger
+def _synthetic_ledger(path, identity: str, rng, calls: int, queued: int) -> None:
+    """Calls of a server at 0.4 s per call, 76 prompt and 12 generated tokens/s (±10 % noise,
+    as measured runs vary), and ``queued`` calls sent beside another one, whose seconds include
+    waiting for it (the one-slot server answers one at a time)."""
+    from ace_lab.llm.ledger_file import LedgerEntry, append_entry
+
+    for i in range(calls + queued):
+        prompt, generated = int(rng.integers(300, 1200)), int(rng.integers(5, 450))
+        seconds = (0.4 + prompt / 76 + generated / 12) * float(rng.uniform(0.9, 1.1))
+        flight = 2 if i >= calls else 1
+        seconds *= flight
+        entry = LedgerEntry("t", identity, "extract", prompt, generated, 0, seconds, flight)
+        append_entry(path, entry)
+
+
+def test_the_ledger_speed_predicts_a_later_build_within_30_percent(settings) -> None:
+    import numpy as np
+
+    from ace_lab.eval.studies.throughput import fit_latency, ledger_calls
+    from ace_lab.llm.ledger_file import ledger_path, read_ledger
+
+    rng = np.random.default_rng(0)
+    identity = endpoint_identity(settings)
+    history, later = ledger_path(settings.cache_dir), settings.cache_dir / "later.jsonl"
+    _synthetic_ledger(history, identity, rng, calls=60, queued=40)
+    _synthetic_ledger(later, identity, rng, calls=80, queued=0)  # what the build then measured
+    speed = throughput(settings, allow_probe=False)
+    assert (
+        speed.source
+        == f"ledger: fitted on 60 solo calls of {identity}; 40 sent beside others left out"
+    )
+    assert speed.prompt_tps == pytest.approx(76, rel=0.3)
+    assert speed.gen_tps == pytest.approx(12, rel=0.3)
+    build = read_ledger(later)
+    measured = sum(e.latency_s for e in build)
+    tokens_in, tokens_out = (
+        sum(e.prompt_tokens for e in build),
+        sum(e.completion_tokens for e in build),
+    )
+    estimated = speed.seconds(len(build), tokens_in, tokens_out)
+    assert abs(estimated / measured - 1) <= 0.30
+    # fitted on every call, the queued ones included, the estimate overshoots
+    solo, _ = ledger_calls(settings, identity)
+    everything = [(e.prompt_tokens, e.completion_tokens, e.latency_s) for e in read_ledger(history)]
+    assert len(solo) == 60
+    naive = fit_latency(everything, "all").seconds(len(build), tokens_in, tokens_out)
+    assert naive / measured - 1 > 0.30
+
+
+def test_a_real_ledger_agrees_with_the_committed_serving_table() -> None:
+    """Where this machine has a ledger, its fitted speeds lie within ±30 % of the range of
+    speeds the committed serving table measured (results/serving)."""
+    from pathlib import Path
+
+    from ace_lab.config import load_settings
+    from ace_lab.eval.studies.throughput import ledger_throughput
+
+    real = load_settings()
+    speed = ledger_throughput(real, endpoint_identity(real))
+    if speed is None:
+        pytest.skip("no ledger of this machine's calls with enough solo calls")
+    rows = [
+        row
+        for path in (Path(real.results_dir) / "serving").rglob("llm_serving.json")
+        for row in json.loads(path.read_text())
+    ]
+    for key, fitted in (("prompt tok/s", speed.prompt_tps), ("gen tok/s", speed.gen_tps)):
+        low, high = min(r[key] for r in rows), max(r[key] for r in rows)
+        assert 0.7 * low <= fitted <= 1.3 * high, (key, fitted, low, high)

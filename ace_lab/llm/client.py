@@ -21,7 +21,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +28,7 @@ from ace_lab.config import Settings, load_settings, redact_url
 from ace_lab.evidence import LLMCall, record_llm_call
 from ace_lab.llm import server
 from ace_lab.llm.cache import CachedResponse, ResponseArchive, ResponseCache, cache_key
+from ace_lab.llm.completion import Completion as Completion  # re-exported: its home before
 from ace_lab.llm.endpoint import (
     RetryPolicy,
     completion_parts,
@@ -38,6 +38,7 @@ from ace_lab.llm.endpoint import (
 )
 from ace_lab.llm.inflight import InFlight, map_ordered, request_limit
 from ace_lab.llm.ledger import Ledger
+from ace_lab.llm.ledger_file import log_model_call
 from ace_lab.llm.models import get_tier
 from ace_lab.llm.serving import resolve, serving_identity
 from ace_lab.llm.structured import Message, StructuredOutput
@@ -48,27 +49,6 @@ log = logging.getLogger(__name__)
 
 class LLMError(RuntimeError):
     """An LLM call failed after its retries (the cause is chained)."""
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    prompt_tokens: int  # tokens this call spent (0 on a cache hit)
-    completion_tokens: int
-    cache_hit: bool
-    latency_s: float
-    model: str
-    key: str
-    #: Tokens the model processed to produce this response, also when it came from the cache:
-    #: the cost of the call on a cold cache, which is what cost tables report.
-    response_prompt_tokens: int = 0
-    response_completion_tokens: int = 0
-    #: The model time of the response (this call's own for a miss; as recorded for a hit).
-    response_latency_s: float | None = None
-    #: Prompt tokens the *server* answered from its own prompt (KV) cache, as it reports them
-    #: (``usage.prompt_tokens_details.cached_tokens``; llama.cpp keeps earlier prompts' KV in
-    #: RAM). Non-zero means ``latency_s`` is warmer than a cold call. 0 for a response-cache hit.
-    server_cached_tokens: int = 0
 
 
 class LLM(StructuredOutput):
@@ -307,8 +287,12 @@ class LLM(StructuredOutput):
         for attempt in range(1, policy.attempts + 1):
             attempts[0] = attempt
             try:
-                with self.inflight.slot():
-                    return completion_parts(self.client().chat.completions.create(**kwargs))
+                client = self.client()  # a local server's start is not the call's cost
+                with self.inflight.slot() as flight:
+                    sent = time.perf_counter()
+                    parts = completion_parts(client.chat.completions.create(**kwargs))
+                log_model_call(self, tag, parts, time.perf_counter() - sent, flight)
+                return parts
             except Exception as exc:
                 if not is_transient(exc):
                     exc.add_note(f"LLM call {tag!r} to {self.endpoint} (model {self.model})")

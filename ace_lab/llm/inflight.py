@@ -62,15 +62,17 @@ class InFlight:
         self.peak = 0
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Hold one of the ``limit`` places for the send made inside the ``with``."""
+    def slot(self) -> Iterator[int]:
+        """Hold one of the ``limit`` places for the send made inside the ``with``; gives the
+        requests in flight, this one included, as it was let through."""
         if self._slots is not None:
             self._slots.acquire()
         with self._lock:
             self.current += 1
             self.peak = max(self.peak, self.current)
+            flight = self.current
         try:
-            yield
+            yield flight
         finally:
             with self._lock:
                 self.current -= 1

@@ -2,6 +2,12 @@
 
 :func:`throughput` takes the first of these that exists, and names it in ``source``:
 
+0. **ledger** — this machine's ledger of model calls (:mod:`ace_lab.llm.ledger_file`) for the
+   configured endpoint identity: with :data:`MIN_FIT_CALLS` or more *solo* calls (sent while
+   none of the client's other requests was in flight, so their seconds are their own: a call
+   queued behind another on the one-slot server records both), ``seconds ≈ a + b·prompt +
+   c·completion`` fitted as in (1) on each call's service time (the send alone, no retry wait,
+   no queueing at the client's gate). Calls sent beside others are left out and counted.
 1. **measured** — the calls of the configured endpoint identity (the model identity the LLM
    client keys its cache on) recorded in the response cache, each with its prompt and completion
    tokens and model latency. With :data:`MIN_FIT_CALLS` or more, ``seconds ≈ a + b·prompt +
@@ -32,6 +38,7 @@ import numpy as np
 from ace_lab.config import Settings, load_settings
 from ace_lab.llm import LLM
 from ace_lab.llm.endpoint import describe
+from ace_lab.llm.ledger_file import ledger_path, read_ledger
 from ace_lab.llm.serving import resolve
 
 #: Design defaults (DESIGN.md) used when the server in use has no measured row.
@@ -140,6 +147,28 @@ def fit_latency(calls: list[tuple[int, int, float]], source: str) -> Throughput 
     return Throughput(ASSUMED_PROMPT_TPS / factor, ASSUMED_GEN_TPS / factor, source)
 
 
+# -------------------------------------------------------------------------------- ledger
+def ledger_calls(settings: Settings, identity: str) -> tuple[list[tuple[int, int, float]], int]:
+    """(prompt tokens, completion tokens, service s) of the ledger's solo calls of ``identity``
+    (module docstring), and how many of its calls were left out as sent beside others."""
+    entries = read_ledger(ledger_path(settings.cache_dir), identity)
+    solo = [
+        (e.prompt_tokens, e.completion_tokens, e.latency_s)
+        for e in entries
+        if e.in_flight <= 1 and e.latency_s > 0
+    ]
+    return solo, len(entries) - len(solo)
+
+
+def ledger_throughput(settings: Settings, identity: str) -> Throughput | None:
+    """The speed fitted on the ledger's solo calls of ``identity``; None with too few."""
+    solo, shared = ledger_calls(settings, identity)
+    if len(solo) < MIN_FIT_CALLS:
+        return None
+    left_out = f"; {shared} sent beside others left out" if shared else ""
+    return fit_latency(solo, f"ledger: fitted on {len(solo)} solo calls of {identity}{left_out}")
+
+
 # --------------------------------------------------------------------------------- probe
 def _probe_llm(settings: Settings, identity: str) -> LLM | None:
     """A client for one probe: the remote endpoint, or a local server already running with
@@ -216,6 +245,8 @@ def throughput(
     """
     settings = settings or load_settings()
     identity = llm.model_identity if llm is not None else endpoint_identity(settings)
+    if (learned := ledger_throughput(settings, identity)) is not None:
+        return learned
     calls = recorded_calls(settings, identity)
     plural = "" if len(calls) == 1 else "s"
     measured = fit_latency(calls, f"measured on {len(calls)} call{plural} of {identity}")
