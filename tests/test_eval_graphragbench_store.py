@@ -29,6 +29,7 @@ from ace_lab.eval.graphragbench.store import (
     grb_wide,
     load_scores,
 )
+from ace_lab.eval.judging.identity import prompt_fingerprint
 from ace_lab.eval.studies.study import load_results, study_dir
 from ace_lab.llm import LLMError
 from ace_lab.prompts import load_prompt
@@ -398,6 +399,23 @@ def test_a_subset_of_metrics_is_judged_first_and_the_rest_added_to_the_same_line
     assert table.loc[("answer_correctness", OVERALL), "mean"] == pytest.approx(3.5 / 5, abs=1e-6)
     assert table.loc[("evidence_recall", OVERALL), "mean"] == pytest.approx(0.5)
     assert score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder).empty
+    # each line names the prompt of every judged metric it holds (the judge's full identity)
+    prompts = merged.loc["q-fr1", "judge_prompts"]
+    assert prompts == {m: prompt_fingerprint(m) for m in ("acc_statements", "evidence_recall",
+                                                          "context_relevancy")}  # fmt: skip
+    # a metric judged with another prompt is judged again, the others kept
+    path = study_dir(STUDY, grb_settings) / GRB_FILE
+    lines = [json.loads(t) for t in path.read_text().splitlines()]
+    for line in lines:
+        line["judge_prompts"] = {**line["judge_prompts"], "evidence_recall": "an-older-prompt"}
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rescored = score_study(STUDY, settings=grb_settings, llm=llm, embedder=embedder)
+    holding = [line for line in lines if "evidence_recall" in line["holds"]]
+    assert len(rescored) == len(holding) > 0
+    fresh = load_scores(STUDY, grb_settings)
+    assert {p["evidence_recall"] for p in fresh["judge_prompts"] if "evidence_recall" in p} == {
+        prompt_fingerprint("evidence_recall")
+    }
 
 
 def test_notebook_06s_section_shows_the_reported_metrics_and_exports_the_table(

@@ -8,6 +8,7 @@ import json
 import pandas as pd
 import pytest
 
+from ace_lab.eval.judging.identity import prompt_fingerprint
 from ace_lab.eval.judging.semantic import (
     SEMANTIC_FILE,
     load_semantic,
@@ -55,8 +56,18 @@ def test_answers_are_judged_once_stored_and_tabulated_next_to_em(settings):
     stored = load_semantic(STUDY, settings).set_index(["method", "id"])
     assert stored.loc[("hirag", "q0"), ["semantic", "by"]].tolist() == [1.0, "judge"]
     assert stored.loc[("naive", "q2"), ["answer", "by"]].tolist() == ["", "empty"]
+    # every verdict names its full judge: model identity and the prompt's fingerprint
+    assert set(stored["judge_prompt"]) == {prompt_fingerprint("semantic_equivalence")}
+    assert set(stored["judge_identity"]) == {llm.model_identity}
     again = semantic_study(STUDY, settings=settings, llm=scripted_llm(settings, []))
     assert again.empty  # everything judged by this judge: no call at all
+    stale = load_semantic(STUDY, settings).assign(judge_prompt="an-older-prompt")
+    path = study_dir(STUDY, settings) / SEMANTIC_FILE
+    path.write_text(stale.to_json(orient="records", lines=True, force_ascii=False))
+    rejudged = semantic_study(
+        STUDY, settings=settings, llm=scripted_llm(settings, _judge_by_prediction)
+    )
+    assert len(rejudged) == 6  # another prompt is another judge: judged again
     table = semantic_report(load_results(STUDY, settings), stored.reset_index(), ["hirag", "naive"])
     rows = table.set_index("method")
     assert list(rows.index) == ["hirag", "naive"]

@@ -19,6 +19,7 @@ from ace_lab.eval.judging import (
     run_command,
     verdicts_path,
 )
+from ace_lab.eval.judging.identity import prompt_fingerprint
 from ace_lab.eval.judging.judge import CRITERIA
 from ace_lab.eval.studies.study import results_path
 from ace_lab.llm import LLM
@@ -93,6 +94,9 @@ def test_judges_shared_questions_and_resumes(study):
     # Nothing left to judge: no LLM is needed at all.
     again = judge_study(STUDY, "ace-full", "naive", settings=settings, llm=None)
     assert list(again["id"]) == ["q0", "q1", "q2"] and len(client.requests) == 6
+    # each verdict names its full judge: the model identity and the prompt's fingerprint
+    assert set(again["judge_prompt"]) == {prompt_fingerprint("pairwise_preference")}
+    assert set(again["judge_model_identity"]) == {llm.model_identity}
 
     table = preference_table(STUDY, [("ace-full", "naive")], settings)
     assert list(table["criterion"]) == ["Overall", "Comprehensiveness", "Diversity", "Empowerment"]
