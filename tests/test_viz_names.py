@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ace_lab.viz.names import METHOD_NAMES, dataset_name, display_name
+from ace_lab.viz.names import METHOD_NAMES, dataset_name, display_name, family_name
 
 
 @pytest.mark.parametrize(
@@ -77,3 +77,12 @@ def test_every_known_data_set_has_a_display_name():
 
     missing = [name for name in DATASETS if dataset_name(name) == name]
     assert not missing, missing
+
+
+def test_family_name_is_a_noun_for_titles():
+    assert family_name("openie") == "OpenIE graph"
+    assert family_name("openie-bare") == "bare OpenIE graph"
+    assert family_name("typed") == "typed graph"
+    assert family_name("hierarchical") == "hierarchical graph"
+    assert family_name("hirag") == "HiRAG graph"
+    assert family_name("mine") == "mine"

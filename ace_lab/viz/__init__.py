@@ -2,7 +2,8 @@
 
 - ``palette``: one colour per node label, evidence branch, evidence kind, retrieval pass and
   method (``method_colours``: distinct within a figure, up to twenty series).
-- ``names``: ``display_name`` / ``dataset_name``, the one table from ids to the names shown.
+- ``names``: ``display_name`` / ``dataset_name`` / ``family_name``, the one table from ids
+  to the names shown.
 - ``sizes``: ``paper_figure`` / ``paper_style``, single- (3.3 in) and double-column (6.9 in)
   figures with text >= 7 pt; ``text_layout``: ``layout_problems`` (overlapping or small text).
 - ``figures``: ``save_figure`` (byte-identical PNG/PDF for an unchanged figure) and the data-set
@@ -39,7 +40,7 @@ from ace_lab.viz.graph_views import (
     relation_degree,
     relation_edges,
 )
-from ace_lab.viz.names import dataset_name, display_name
+from ace_lab.viz.names import dataset_name, display_name, family_name
 from ace_lab.viz.network import GraphView, pyvis_network, pyvis_view, save_html
 from ace_lab.viz.palette import (
     BRANCH_COLOURS,
@@ -77,6 +78,7 @@ __all__ = [
     "evidence_branch",
     "evidence_nodes",
     "evidence_view",
+    "family_name",
     "group_colour",
     "hierarchy_subgraph",
     "hierarchy_view",

@@ -138,3 +138,12 @@ def dataset_name(dataset_or_slice_id: str) -> str:
         return dataset_or_slice_id
     name = DATASET_NAMES[match["dataset"]]
     return f"{name} ({match['label']})" if match["label"] else name
+
+
+def family_name(family: str) -> str:
+    """A graph family (or ACE backbone) as a noun a title can use: ``openie`` → "OpenIE
+    graph", ``typed`` → "typed graph", ``hirag`` → "HiRAG graph"; unknown ids unchanged."""
+    if family not in FAMILY_NAMES:
+        return family
+    name = FAMILY_NAMES[family]
+    return name if name.endswith("graph") else f"{name} graph"

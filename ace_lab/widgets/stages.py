@@ -211,7 +211,7 @@ def evidence_subgraph(
     """A pyvis view of the graph nodes behind every item the answer's steps added, coloured by
     branch (base, Depth, Breadth, both, or another method's branch) with a legend; nodes of
     removed items are pale and dashed, their tooltip giving the reason."""
-    title = f"{answer.method or 'answer'}: evidence by branch"
+    title = f"{viz.display_name(answer.method) if answer.method else 'answer'}: evidence by branch"
     view = viz.evidence_view(
         graph.tables, answer.trace.all_evidence(), answer.trace.removed(), title=title
     )
