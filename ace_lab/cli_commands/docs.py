@@ -43,12 +43,18 @@ def figures() -> dict[str, Figure]:
     from importlib.util import find_spec
 
     from ace_lab.cli_commands import liveness
-    from ace_lab.eval.reporting import docs_grb, docs_judges, docs_preferences, docs_serving
+    from ace_lab.eval.reporting import (
+        docs_data,
+        docs_grb,
+        docs_judges,
+        docs_preferences,
+        docs_serving,
+    )
     from ace_lab.eval.reporting.docs_numbers import FIGURES
     from ace_lab.registry import METHODS, spec
 
     known = FIGURES | docs_grb.FIGURES | docs_judges.FIGURES | docs_preferences.FIGURES
-    known |= docs_serving.FIGURES | liveness.FIGURES
+    known |= docs_data.FIGURES | docs_serving.FIGURES | liveness.FIGURES
     reports = dict.fromkeys(spec(name).report for name in METHODS)
     for report in filter(None, reports):
         if find_spec(f"{report}.docs") is not None:

@@ -1,0 +1,53 @@
+"""Facts about a study's slice and graph, generated for its README: figure kinds of
+:mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`). The graph's come from the
+committed build's ``tables/meta.json`` (``data/graphs/<slice>/<family>/<model>``), the slice's
+from the study's records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ace_lab.eval.reporting.docs_numbers import DocsError, Figure, study_records
+
+#: Where the committed graph builds are, relative to the results folder.
+GRAPHS = Path("..") / "data" / "graphs"
+
+
+def _meta(results_dir: Path, build: str) -> dict[str, Any]:
+    path = Path(results_dir) / GRAPHS / build / "tables" / "meta.json"
+    if not path.is_file():
+        raise DocsError(f"no committed graph build at {path.parent.parent}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def graph_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``graph SLICE/FAMILY/MODEL KEY``: a value of the committed build's meta, ``KEY`` a dotted
+    path (``counts.node_labels.Entity``, ``communities.reported``, ``chunks``); ``levels`` gives
+    the number of summary levels. Whole numbers with thousands separators."""
+    build, key = args
+    value: Any = _meta(results_dir, build)
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise DocsError(f"{build}: no {key!r} in its meta.json")
+        value = value[part]
+    if isinstance(value, list):
+        value = len(value)
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def question_types_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``question_types STUDY METHOD``: the slice's questions per type, most first, as a method
+    answered them (``11 Fact Retrieval, 5 Complex Reasoning, ...``; underscores as spaces)."""
+    study, method = args
+    records = study_records(Path(results_dir), study)
+    rows = records[records["method"] == method].drop_duplicates("id")
+    if rows.empty:
+        raise DocsError(f"no records of {method!r} in study {study!r}")
+    counts = rows["type"].fillna("untyped").value_counts(sort=False)
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], list(counts.index).index(kv[0])))
+    return ", ".join(f"{n} {str(kind).replace('_', ' ')}" for kind, n in ordered)
+
+
+FIGURES: dict[str, Figure] = {"graph": graph_figure, "question_types": question_types_figure}

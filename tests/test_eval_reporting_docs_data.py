@@ -1,0 +1,61 @@
+"""ace_lab.eval.reporting.docs_data: a study README's slice and graph facts, generated from the
+study's records and the committed graph build's meta (the committed GraphRAG-Bench build's
+counts are the ones its README gives)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ace_lab.eval.reporting import docs_numbers
+from ace_lab.eval.reporting.docs_data import FIGURES
+from ace_lab.eval.reporting.docs_numbers import DocsError
+from tests.conftest import result_record
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def results(tmp_path):
+    root = tmp_path / "repo"
+    study = root / "results" / "toy-n4-s0"
+    study.mkdir(parents=True)
+    kinds = ["Fact_Retrieval", "Complex_Reasoning", "Fact_Retrieval", None]
+    lines = [json.dumps(result_record("naive", i, type=k)) for i, k in enumerate(kinds)]
+    (study / "naive.jsonl").write_text("\n".join(lines) + "\n")
+    meta = root / "data" / "graphs" / "toy-n4-s0" / "hierarchical" / "m" / "tables"
+    meta.mkdir(parents=True)
+    counts = {"node_labels": {"Entity": 1468}, "edge_types": {"RELATED": 7}}
+    (meta / "meta.json").write_text(json.dumps({"chunks": 9, "levels": [{}, {}], "counts": counts}))
+    docs_numbers.study_records.cache_clear()
+    yield root / "results"
+    docs_numbers.study_records.cache_clear()
+
+
+def test_graph_facts_come_from_the_build_meta(results):
+    build = "toy-n4-s0/hierarchical/m"
+    assert FIGURES["graph"](results, (build, "counts.node_labels.Entity")) == "1,468"
+    assert FIGURES["graph"](results, (build, "levels")) == "2"
+    assert FIGURES["graph"](results, (build, "chunks")) == "9"
+    with pytest.raises(DocsError, match=r"no 'counts\.missing'"):
+        FIGURES["graph"](results, (build, "counts.missing"))
+    with pytest.raises(DocsError, match="no committed graph build"):
+        FIGURES["graph"](results, ("other/hierarchical/m", "chunks"))
+
+
+def test_question_types_are_counted_most_first(results):
+    assert FIGURES["question_types"](results, ("toy-n4-s0", "naive")) == (
+        "2 Fact Retrieval, 1 Complex Reasoning, 1 untyped"
+    )
+    with pytest.raises(DocsError, match="no records of 'hirag'"):
+        FIGURES["question_types"](results, ("toy-n4-s0", "hirag"))
+
+
+def test_the_committed_medical_build_is_what_its_readme_says():
+    results = REPO / "results"
+    build = "graphragbench_medical-n20-s0/hierarchical/qwen1.5b"
+    readme = (results / "graphragbench_medical-n20-s0" / "README.md").read_text()
+    entities = FIGURES["graph"](results, (build, "counts.node_labels.Entity"))
+    assert f"counts.node_labels.Entity: begin -->{entities}<!--" in readme
