@@ -14,10 +14,11 @@ from typing import Any
 
 from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import DataError, Question, Slice, default_task, load_slice, user_questions
-from ace_lab.evidence import Answer, Trace
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Trace
 from ace_lab.llm import LLM, get_llm
 from ace_lab.methods.generate import Task
 from ace_lab.registry import graph_family, make_method
+from ace_lab.registry.names import record_spelling
 from ace_lab.retrieval import RetrievalGraph
 
 
@@ -100,6 +101,7 @@ def ask(
     (``task``: the data set's by default, as ``ace-lab run`` answers it, so an answered question
     replays from the cache)."""
     settings = settings or load_settings()
+    method = record_spelling(method)  # mosaic/ace-full answers as mosaic>ace-full
     question = pick_question(dataset, n, question_id, text, seed, settings.data_dir)
     graph = RetrievalGraph.load(
         dataset, n, graph_family(method), model=graph_model, seed=seed, settings=settings
@@ -125,6 +127,7 @@ def ask_table(
 
     settings = settings or load_settings()
     llm = llm or get_llm(settings)
+    methods = [record_spelling(method) for method in methods]
     gold = {q.question: " | ".join(q.answers) for q in slice_of(dataset, n).questions}
     graphs: dict[str, RetrievalGraph] = {}
     rows, start = [], time.perf_counter()
@@ -186,6 +189,37 @@ def open_session(
     graph = RetrievalGraph.load(dataset, n, family, model=graph_model, seed=seed, settings=settings)
     question = pick_question(dataset, n, question_id or None, text or None, seed, settings.data_dir)
     return Session(settings, graph, get_llm(settings), question)
+
+
+def score_line(question: Question, answer: Answer) -> str | None:
+    """``EM 1  F1 0.67`` of ``answer`` against ``question``'s gold answers (None without one),
+    scored as ``ace-lab run`` scores a record."""
+    from ace_lab.eval.metrics.answers import exact_match, f1_score
+
+    if not question.answers:
+        return None
+    golds = list(question.answers)
+    return f"EM {exact_match(answer.text, golds):.0f}  F1 {f1_score(answer.text, golds):.2f}"
+
+
+def corpus_tokens(dataset: str, n: int | None, seed: int = 0, data_dir: Path | None = None) -> int:
+    """Tokens in every passage of the slice (a user corpus: every document), as the context
+    budget counts them (item headers aside)."""
+    from ace_lab.tokens import count_tokens
+
+    return sum(count_tokens(p.text) for p in slice_of(dataset, n, seed, data_dir).passages)
+
+
+def whole_corpus_warning(tokens: int, budget: int = CONTEXT_BUDGET_TOKENS) -> str | None:
+    """The warning for a corpus whose every passage fits the context budget (None otherwise):
+    any method can then hand the model all of it, so comparing methods shows little."""
+    if tokens > budget:
+        return None
+    return (
+        f"the whole corpus ({tokens:,} tokens) fits the {budget:,}-token context budget: every "
+        "method can pass the model the same passages, so their answers differ only by how they "
+        "pick and order them; compare methods on a corpus larger than the budget"
+    )
 
 
 def _short(value: Any, limit: int = 400) -> str:

@@ -296,7 +296,7 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
         "methods", parents=[common], help="the registered methods, or one method's settings"
     )
     methods.add_argument("name", nargs="?", help="a method name: list every setting it runs with")
-    methods.set_defaults(handler="studies:cmd_methods")
+    methods.set_defaults(handler="methods:cmd_methods")
 
     docs = sub.add_parser("docs", parents=[common], help="regenerate the docs' numbers (no LLM)")
     docs.add_argument("--check", action="store_true", help="only list stale numbers; exit 1")

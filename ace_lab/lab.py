@@ -39,6 +39,9 @@ HOOK = "ace_lab.lab.clean_tracked_notebook"
 #: Notebook metadata that running a notebook writes: widget state, papermill's record (and the
 #: kernel's language details, of which only the language's name is kept).
 RUN_METADATA = ("widgets", "papermill")
+#: The display name the notebooks give each kernel they name: a running kernel writes its own
+#: (``Python 3 (ipykernel)``, a conda environment's name …), which is the machine's, not theirs.
+KERNEL_DISPLAY_NAMES = {"python3": "Python 3"}
 #: Cell metadata that running or viewing a cell writes (timings, a scrolled or collapsed output).
 RUN_CELL_METADATA = ("execution", "ExecuteTime", "scrolled", "collapsed", "papermill")
 
@@ -49,6 +52,9 @@ def strip_outputs(notebook: dict[str, Any]) -> dict[str, Any]:
     metadata = notebook.get("metadata", {})
     for key in RUN_METADATA:
         metadata.pop(key, None)
+    kernel = metadata.get("kernelspec", {})
+    if kernel.get("name") in KERNEL_DISPLAY_NAMES:
+        kernel["display_name"] = KERNEL_DISPLAY_NAMES[kernel["name"]]
     if "language_info" in metadata:  # the kernel's version, mimetype, lexer …: this machine's
         metadata["language_info"] = {"name": metadata["language_info"].get("name", "python")}
     for cell in notebook.get("cells", []):

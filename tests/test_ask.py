@@ -44,3 +44,30 @@ def test_free_text_equal_to_a_slice_question_is_that_question_with_its_gold():
     picked = pick_question("toy", 8, text=f"  {first.question} ")
     assert picked.id == first.id and picked.answers == first.answers
     assert pick_question("toy", 8, text="Who built it?").answer is None
+
+
+def test_score_line_is_em_and_f1_against_the_gold_answers_only_where_there_is_one():
+    from ace_lab.ask import score_line
+    from ace_lab.evidence import Answer, Context
+    from ace_lab.trace import Trace
+
+    def answer(text: str) -> Answer:
+        return Answer(text, Context([]), Trace())
+
+    question = find_question("toy", 8, None)
+    gold = question.answers[0]
+    assert score_line(question, answer(gold)) == "EM 1  F1 1.00"
+    assert score_line(question, answer("nothing like it")) == "EM 0  F1 0.00"
+    assert score_line(text_question("anything?", "toy"), answer(gold)) is None
+
+
+def test_a_corpus_inside_the_context_budget_is_warned_about():
+    from ace_lab.ask import corpus_tokens, whole_corpus_warning
+    from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
+
+    tokens = corpus_tokens("toy", 8)
+    assert tokens > 0
+    fits = whole_corpus_warning(tokens, budget=tokens)
+    assert fits is not None and f"{tokens:,} tokens" in fits and "same passages" in fits
+    assert whole_corpus_warning(tokens, budget=tokens - 1) is None
+    assert whole_corpus_warning(CONTEXT_BUDGET_TOKENS + 1) is None

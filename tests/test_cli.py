@@ -172,7 +172,7 @@ def test_an_unexpected_exception_keeps_its_traceback(monkeypatch, capsys):
     def broken(args):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("ace_lab.cli_commands.studies.cmd_methods", broken)
+    monkeypatch.setattr("ace_lab.cli_commands.methods.cmd_methods", broken)
     assert main(["methods"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "ZeroDivisionError: a bug" in err
@@ -185,7 +185,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("ace_lab.cli_commands.studies.cmd_methods", interrupted)
+    monkeypatch.setattr("ace_lab.cli_commands.methods.cmd_methods", interrupted)
     assert main(["methods"]) == 130
     assert capsys.readouterr().err == "ace-lab: interrupted\n"
 

@@ -277,3 +277,16 @@ def test_the_literal_copies_outside_python_agree_with_the_default_tier():
                         assert node.value.value == DEFAULT_TIER, f"{path.name}: {names}"
     make_tier = re.findall(r"^TIER \?= *(\S+)", (REPO_ROOT / "Makefile").read_text(), re.M)
     assert make_tier in ([], [DEFAULT_TIER])
+
+
+def test_one_cache_root_holds_the_models_and_the_server_binary(tmp_path, monkeypatch):
+    from ace_lab.llm.serving import native_binary_path
+
+    monkeypatch.delenv("ACE_LAB_MODEL_DIR", raising=False)
+    monkeypatch.setenv("ACE_LAB_CACHE_DIR", str(tmp_path / "root"))
+    settings = load_settings()
+    assert settings.cache_dir == tmp_path / "root"
+    assert settings.model_dir == tmp_path / "root" / "models"
+    assert (tmp_path / "root") in native_binary_path(settings.model_dir).parents
+    monkeypatch.setenv("ACE_LAB_MODEL_DIR", str(tmp_path / "models"))  # a folder named wins
+    assert load_settings().model_dir == tmp_path / "models"

@@ -44,6 +44,7 @@ def _ran() -> nbformat.NotebookNode:
             "jupyter": {"outputs_hidden": True},
         }
     )
+    nb.metadata["kernelspec"]["display_name"] = "Python 3 (ipykernel)"  # what ipykernel writes
     nb.metadata["language_info"] = {
         "name": "python",
         "version": "3.11.7",

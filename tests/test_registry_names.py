@@ -1,5 +1,6 @@
-"""ace_lab.registry.names: one grammar ``head[:variant][@family][>policy]`` for every method
-name; every name in the committed records parses, writes back exactly and resolves."""
+"""ace_lab.registry.names: one grammar ``head[:variant][@family][/policy]`` for every method
+name (``>`` still read); every name in the committed records parses, writes back exactly and
+resolves."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ace_lab.registry import (
     parse,
     spec,
 )
+from ace_lab.registry.names import record_spelling
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -34,7 +36,7 @@ def committed_method_names() -> set[str]:
 
 
 def test_the_grammar_splits_every_part():
-    assert GRAMMAR == "head[:variant][@family][>policy]"
+    assert GRAMMAR == "head[:variant][@family][/policy]"
     assert parse("hirag") == MethodName("hirag")
     assert parse("ace-fixed:gap+depth+prune@graphrag") == MethodName(
         "ace-fixed", "gap+depth+prune", "graphrag"
@@ -47,8 +49,46 @@ def test_the_grammar_splits_every_part():
     assert head_of("oracle best fixed") == "oracle best fixed"  # never raises
 
 
+def test_the_shell_safe_separator_is_the_recorded_one_spelt_otherwise():
+    # "/" is typed (no shell reads it); ">" is what records and tables write, still parsed
+    assert (
+        parse("mosaic/ace-full")
+        == parse("mosaic>ace-full")
+        == MethodName("mosaic", policy="ace-full")
+    )
+    composed = "hipporag@hierarchical/ace-fixed:gap+depth"
+    assert parse(composed) == MethodName("hipporag", "", "hierarchical", "ace-fixed:gap+depth")
+    assert record_spelling(composed) == "hipporag@hierarchical>ace-fixed:gap+depth"
+    assert record_spelling("arcrag:r1p1@openie/ace-adaptive") == "arcrag:r1p1@openie>ace-adaptive"
+    assert record_spelling("ace-full") == "ace-full" and record_spelling("Bad Name") == "Bad Name"
+    assert head_of("mosaic/ace-full") == "mosaic"
+    # one method, one record file, whichever way it was typed
+    assert spec("mosaic/ace-full").name == spec("mosaic>ace-full").name == "mosaic>ace-full"
+    assert spec("ace/gap+depth").name == "ace-fixed:gap+depth"
+
+
+def test_no_shell_reads_the_separator(tmp_path):
+    # bash -c 'printf %s <name>' unquoted: the name arrives as typed, no file is created
+    import subprocess
+
+    name = "hipporag@hierarchical/ace-fixed:gap+depth"
+    done = subprocess.run(["bash", "-c", f"printf %s {name}"], cwd=tmp_path, capture_output=True)
+    assert done.stdout.decode() == name and not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
-    "bad", ["", "Hirag", "ace-full@", "ace::depth", "arcrag@openie:r1p1", "a b", "ace>gap>depth"]
+    "bad",
+    [
+        "",
+        "Hirag",
+        "ace-full@",
+        "ace::depth",
+        "arcrag@openie:r1p1",
+        "a b",
+        "ace>gap>depth",
+        "a//b",
+        "mosaic/ace-full>narrow",
+    ],
 )
 def test_malformed_names_name_the_grammar(bad):
     with pytest.raises(KeyError, match=r"grammar|malformed"):

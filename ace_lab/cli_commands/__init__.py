@@ -7,7 +7,8 @@ one error boundary). One concept per module:
   data set, slice size, tier, base URL, and a bounded probe of a remote endpoint;
 * :mod:`~ace_lab.cli_commands.answering`: ``build``, ``ask`` and ``run``;
 * :mod:`~ace_lab.cli_commands.studies`: ``report``, ``judge``, ``semantic``, ``grb-score``,
-  ``methods``;
+  ``rename``;
+* :mod:`~ace_lab.cli_commands.methods`: ``methods`` (every name, or one method's settings);
 * :mod:`~ace_lab.cli_commands.datasets`: ``data``, ``data fetch`` and ``corpus add|list|remove``;
 * :mod:`~ace_lab.cli_commands.llm`: ``llm prepare|start|stop|status|ping|build-native``;
 * :mod:`~ace_lab.cli_commands.docs`: ``docs`` (the documentation's generated numbers).

@@ -19,6 +19,7 @@ from ace_lab.cli_commands.checks import (
     settings_for,
 )
 from ace_lab.cli_commands.errors import RunFailed, UsageError
+from ace_lab.cli_commands.redirect import check_not_cut_at_redirect
 
 if TYPE_CHECKING:
     from ace_lab.config import Settings
@@ -66,9 +67,19 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from ace_lab.ask import ask, cost_line, format_trace, pick_question
+    from ace_lab.ask import (
+        ask,
+        corpus_tokens,
+        cost_line,
+        format_trace,
+        pick_question,
+        score_line,
+        whole_corpus_warning,
+    )
+    from ace_lab.registry.names import record_spelling
 
-    check_method(args.method)
+    check_not_cut_at_redirect([args.method])
+    args.method = record_spelling(check_method(args.method))
     check_dataset(args.dataset)
     if args.text is not None and args.question_id is not None:
         raise UsageError("give --question-id or a free-text question, not both")
@@ -76,6 +87,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError("the free-text question is empty")
     settings = settings_for(args.model)
     pick_question(args.dataset, args.n, args.question_id, args.text, args.seed, settings.data_dir)
+    tokens = corpus_tokens(args.dataset, args.n, args.seed, settings.data_dir)
+    if warning := whole_corpus_warning(tokens):
+        print(f"ace-lab: warning: {warning}", file=sys.stderr)
     check_endpoint(settings)
     asked = ask(
         args.method,
@@ -89,13 +103,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         task=args.task,
     )
     answer, question = asked.answer, asked.question
-    if args.trace:
+    if args.trace:  # the steps first, so the answer is what the terminal shows last
         print(format_trace(answer.trace))
         print("== context\n" + answer.context.render())
         print("== raw generation\n" + str(answer.raw or ""))
     print(f"question: {question.question}  [{question.id}]")
     print(f"gold:     {' | '.join(question.answers) if question.answers else '(none)'}")
     print(f"answer:   {answer.text}")
+    if scores := score_line(question, answer):
+        print(f"score:    {scores}")
     if answer.details is not None:
         print(f"details:  {answer.details.line()}")
     print(f"cost:     {cost_line(answer)}")
@@ -144,16 +160,33 @@ def budget_sweep(methods: list[str], budgets: list[int]) -> list[str]:
     return [with_budget_token(canonical_name(m), b) for m in methods for b in chosen]
 
 
+def user_results(settings: Settings, dataset: str) -> Settings:
+    """``settings`` writing a user corpus's studies to ``<user data folder>/results`` (beside
+    its corpora, outside the repository) unless ``ACE_LAB_RESULTS_DIR`` names a folder; a
+    benchmark set's go to the configured results folder as they are."""
+    import os
+    from dataclasses import replace
+
+    from ace_lab.config import env_name
+    from ace_lab.data.userdir import user_data_dir
+
+    if not is_user_corpus(dataset) or os.environ.get(env_name("", "results_dir")):
+        return settings
+    return replace(settings, results_dir=user_data_dir() / "results")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ace_lab.ask import slice_of
+    from ace_lab.registry.names import record_spelling
 
+    check_not_cut_at_redirect(args.methods)
     if args.budgets is not None:
         args.methods = budget_sweep(args.methods, args.budgets)
-    check_methods(args.methods)
+    args.methods = [record_spelling(m) for m in check_methods(args.methods)]
     check_dataset(args.dataset)
     if args.questions and args.estimate:
         raise UsageError("--estimate counts the slice's questions; drop --questions")
-    settings = settings_for(args.model)
+    settings = user_results(settings_for(args.model), args.dataset)
     sl = slice_of(args.dataset, args.n, args.seed, settings.data_dir)
     questions = None
     if args.questions:
@@ -245,11 +278,13 @@ def _run_methods(
         return 0
     if args.evidence_only:
         print(to_markdown(evidence_table(table)))
-        print(f"records: {Path(settings.results_dir) / str(frames[-1].attrs.get('study', ''))}")
     else:
         table = main_table(table)
         columns = ["method", "n", "EM [95% CI]", "F1 [95% CI]", "input_tokens", "wall_s"]
         print(to_markdown(table[columns]))
+    studies = dict.fromkeys(str(f.attrs["study"]) for f in frames if f.attrs.get("study"))
+    for study in studies:  # where the records went (a user corpus: outside the repository)
+        print(f"records: {Path(settings.results_dir) / study}")
     for method, (n, first) in failed.items():
         print(f"{method}: all {n} question(s) of this run failed, none written; first: {first}")
     if errors:

@@ -145,26 +145,3 @@ def cmd_rename(args: argparse.Namespace) -> int:
     for old, new in pairs:
         print(rename_method(directory, old, canonical_name(check_method(new))).line())
     return 0
-
-
-def cmd_methods(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from ace_lab.registry import describe_method, method_table, spec
-
-    with pd.option_context("display.width", 200, "display.max_colwidth", 90):
-        if args.name is None:
-            print(method_table().to_string(index=False))
-            print(
-                "\nnames: head[:variant][@family][>policy]; "
-                "also: ace-fixed:<policy label> (or ace><policy label>), <ace method>@graphrag, "
-                "arcrag[:strict+grammar+patterns+r<retries>p<passes>][@openie|@openie-bare], "
-                "mosaic-budget-matched:<budget>x<depth>, "
-                "<mosaic method>@openie"
-            )
-            print("every setting of one method: ace-lab methods NAME")
-            return 0
-        method = spec(check_method(args.name))
-        print(f"{method.name} ({method.family} graph): {method.description}\n")
-        print(describe_method(args.name).to_string(index=False))
-    return 0

@@ -38,10 +38,16 @@ def default_cache_dir() -> Path:
     return REPO_ROOT / ".cache" if REPO_ROOT is not None else _user_cache() / "ace_lab"
 
 
+#: The one cache root: set, it holds the responses, the models and the llama-server binary.
+CACHE_ROOT_ENV = "ACE_LAB_CACHE_DIR"
+
+
 def default_model_dir() -> Path:
-    """`$XDG_CACHE_HOME/ace_lab/models` (default `~/.cache/ace_lab/models`)"""
-    # Joined GGUF files are large (up to ~1 GB); keep them outside any one checkout.
-    return _user_cache() / "ace_lab" / "models"
+    """`$ACE_LAB_CACHE_DIR/models`, else `$XDG_CACHE_HOME/ace_lab/models` (`~/.cache/…`)"""
+    # One root when the user names one (models and the built server live under it too);
+    # otherwise joined GGUF files (up to ~1 GB) stay outside any one checkout.
+    root = os.environ.get(CACHE_ROOT_ENV)
+    return Path(root).expanduser() / "models" if root else _user_cache() / "ace_lab" / "models"
 
 
 def default_results_dir() -> Path:
@@ -198,7 +204,9 @@ class Settings(Bounded):
         accepts="a folder",
     )
     cache_dir: Path = bounded(
-        factory=default_cache_dir, help="LLM responses, vectors, indexes", accepts="a folder"
+        factory=default_cache_dir,
+        help="LLM responses, vectors, indexes; set, also the models and llama-server (models/)",
+        accepts="a folder",
     )
     model_dir: Path = bounded(
         factory=default_model_dir, help="joined GGUF model files", accepts="a folder"
