@@ -56,6 +56,7 @@ reproduce: setup models native
 	$(BIN)/python -m ace_lab.ace.report.composition  # composed methods against their parts (09_composition)
 	$(BIN)/python -m ace_lab.eval.reporting.budget_report  # budget sweeps: curves, areas, figures budget_*
 	$(BIN)/ace-lab verdicts  # the verdict on each headline claim (results/verdicts.*)
+	$(BIN)/python -m ace_lab.eval.reporting.headline_report  # headline table and figure per task
 
 # JupyterLab on the checkout's root, opening notebooks/ (the views under figures/ load), saving
 # tracked notebooks without outputs, --allow-root added as root (ace_lab/lab.py). LAB_ARGS goes

@@ -46,6 +46,7 @@ from ace_lab.eval.reporting import revisions, tables
 from ace_lab.eval.reporting.budget_report import POWER_TABLE, budget_tables, power_table
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
+from ace_lab.eval.reporting.headline import TASKS, task_table
 from ace_lab.eval.reporting.report import StudyReport
 from ace_lab.eval.reporting.verdicts import verdict_markdown, verdict_table
 from ace_lab.eval.studies.study import load_results
@@ -54,6 +55,7 @@ from ace_lab.mosaic.report import regenerate as mosaic_regenerate
 from tests.conftest import need_dataset
 
 BUDGET_COMMAND = "python -m ace_lab.eval.reporting.budget_report"
+HEADLINE_COMMAND = "python -m ace_lab.eval.reporting.headline_report"
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 SETTINGS = replace(load_settings(), results_dir=RESULTS)
@@ -263,6 +265,12 @@ def power_report() -> Tables:
 
 
 @cache
+def headline_report() -> Tables:
+    """``python -m ace_lab.eval.reporting.headline_report``: each task's headline table."""
+    return {task.name: task_table(task, RESULTS)[0] for task in TASKS}
+
+
+@cache
 def verdicts_report() -> Tables:
     """``ace-lab verdicts``: the verdict on each claim of every method report."""
     return {VERDICTS: verdict_markdown(verdict_table(all_claims(), RESULTS))}
@@ -310,6 +318,7 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/budget_auc": (BUDGET_COMMAND, budget_report),
     POWER_TABLE: (BUDGET_COMMAND, _notebook(power_report)),
     VERDICTS: ("ace-lab verdicts", _notebook(verdicts_report)),
+    **{task.name: (HEADLINE_COMMAND, _notebook(headline_report)) for task in TASKS},
 }
 
 
@@ -395,7 +404,7 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert {who for who, _ in PRODUCERS.values()} == {
         "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export",
         "python -m ace_lab.mosaic.report", "python -m ace_lab.ace.report.composition",
-        BUDGET_COMMAND, "ace-lab verdicts",
+        BUDGET_COMMAND, "ace-lab verdicts", HEADLINE_COMMAND,
     }  # fmt: skip
 
 

@@ -171,6 +171,8 @@ def verdict_markdown(table: pd.DataFrame) -> pd.DataFrame:
         {
             "paper": table["paper"],
             "claim": table["claim"],
+            "A": table["A"],
+            "B": table["B"],
             "metric": table["metric"],
             "slices": table["slices"],
             "n": table["n"],
