@@ -32,6 +32,7 @@ from ace_lab.config import DEFAULT_TIER
 
 PROG = "ace-lab"
 TASKS = ["qa", "qfs", "open"]
+EXTRACT = "extraction output: JSON, or compact lines under a grammar (graph folder <model>-compact)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -125,6 +126,7 @@ def _answer_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--no-index", action="store_true", help="skip the seed indexes")
     build.add_argument("--estimate", action="store_true", help="print expected tokens, hours")
+    build.add_argument("--extraction", choices=["json", "compact"], default="json", help=EXTRACT)
     build.set_defaults(handler="answering:cmd_build")
 
     ask = sub.add_parser(

@@ -48,10 +48,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         table = estimate_build(args.family, args.dataset, args.n, seed=args.seed, settings=settings)
         print(estimate_text(table))
         return 0
-    from ace_lab.graph.build import build_graph, cost_frame
+    from ace_lab.graph.build import build_graph, cost_frame, extraction_config
 
     check_endpoint(settings)
     for family in args.family:
+        compact = getattr(args, "extraction", "json") == "compact"  # JSON: the builder default
+        options = {"config": extraction_config(family, "compact")} if compact else {}
         tables, out = build_graph(
             args.dataset,
             args.n,
@@ -59,6 +61,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             seed=args.seed,
             settings=settings,
             with_index=not args.no_index,
+            **options,
         )
         print(f"{family}: {out}")
         print(tables.stats().to_string())

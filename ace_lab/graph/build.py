@@ -32,6 +32,7 @@ from ace_lab.config import DEFAULT_TIER, Settings, default_graphs_dir, load_sett
 from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
 from ace_lab.data.userdir import corpus_folder
 from ace_lab.graph.bare import VIEWS, as_family, view_source
+from ace_lab.graph.compact import extraction_label
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
 from ace_lab.llm.replay import replaying
@@ -57,6 +58,20 @@ def _builder(family: str) -> Callable[..., GraphTables]:
     if family in VIEWS:
         raise ValueError(f"{family} is a view of the {VIEWS[family]} build: build {VIEWS[family]}")
     raise ValueError(f"unknown graph family {family!r}; choose from {FAMILIES}")
+
+
+def extraction_config(family: str, extraction: str) -> Any:
+    """The default builder config of ``family`` with ``extraction`` (``json`` or ``compact``:
+    :mod:`ace_lab.graph.compact`), for ``build_graph(..., config=...)``."""
+    if family == "hierarchical":
+        from ace_lab.graph.hierarchy import HierarchyConfig as Config
+    elif family == "openie":
+        from ace_lab.graph.openie import OpenIEConfig as Config
+    elif family == "typed":
+        from ace_lab.graph.typed import TypedConfig as Config
+    else:
+        raise ValueError(f"unknown graph family {family!r}; choose from {FAMILIES}")
+    return Config(extraction=extraction)
 
 
 def model_label(model: str) -> str:
@@ -107,9 +122,13 @@ def build_graph(
     settings = settings or load_settings()
     llm = llm or LLM(settings)
     sl, chunks = slice_chunks(dataset, n, seed)
-    out = run_dir(settings, sl.slice_id, family, model_label(llm.model))
+    extraction = getattr(builder_options.get("config"), "extraction", "json")
+    out = run_dir(
+        settings, sl.slice_id, family, extraction_label(model_label(llm.model), extraction)
+    )
     out.mkdir(parents=True, exist_ok=True)
     command = f"ace-lab build --dataset {dataset} --n {n} --family {family} --seed {seed}"
+    command += f" --extraction {extraction}" if extraction != "json" else ""
     if sl.setting == CORPUS:  # a user corpus is built whole: no slice size or seed
         command = f"ace-lab build --dataset {dataset} --family {family}"
     if settings.llm.is_local:
@@ -122,6 +141,7 @@ def build_graph(
         "chunks": len(chunks),
         "model": llm.model,
         "model_identity": llm.model_identity,
+        "extraction": extraction,  # its folder's label says so too (graph.compact)
         "regenerate": command,
     }
     start = time.perf_counter()

@@ -39,6 +39,7 @@ from ace_lab.bounded import Bounded, bounded
 from ace_lab.data import Chunk
 from ace_lab.embed import Embedder, VectorCache, cosine_top_k, embed, get_embedder
 from ace_lab.graph.assemble import TripleAssembler
+from ace_lab.graph.compact import extract_openie
 from ace_lab.graph.extract import cost_summary, read_records, run_per_chunk
 from ace_lab.graph.names import bounded_list, bounded_str, fold, normalise_name, short_hash
 from ace_lab.graph.tables import GraphTables
@@ -68,6 +69,11 @@ class OpenIEConfig(Bounded):
     max_phrase_chars: int = bounded(64, lo=8, hi=512, help="longest phrase kept")
     max_predicate_chars: int = bounded(48, lo=8, hi=512, help="longest predicate kept")
     max_tokens: int = bounded(1024, lo=16, hi=8192, help="output cap of one extraction call")
+    extraction: str = bounded(
+        "json",
+        choices=("json", "compact"),
+        help="extraction output (joint mode): JSON (default) or compact lines under a grammar",
+    )
     attempts: int = bounded(2, lo=1, hi=5, help="tries per call before the empty default")
     synonym_threshold: float = bounded(
         0.8, lo=0.0, hi=1.0, help="cosine above which two phrases get a SYNONYM edge"
@@ -134,6 +140,8 @@ def _extractor(llm: LLM, config: OpenIEConfig):
     json_kwargs = {"attempts": config.attempts, "max_tokens": config.max_tokens}
 
     def joint(chunk: Chunk) -> dict[str, Any]:
+        if config.extraction == "compact":  # compact lines under a grammar (graph.compact)
+            return clean_extraction(*extract_openie(chunk, llm, config)) | {"mode": "joint"}
         schema = schemas["joint"]
         messages = load_prompt("openie_joint").messages(title=chunk.title, text=chunk.text)
         out = llm.json(
@@ -168,6 +176,8 @@ def _extractor(llm: LLM, config: OpenIEConfig):
         ).value
         return clean_extraction(entities, out.triples) | {"mode": "ner_then_triples"}
 
+    if config.extraction == "compact" and config.mode != "joint":
+        raise ValueError("the compact extraction is one call per chunk: use mode 'joint'")
     return joint if config.mode == "joint" else ner_then_triples
 
 

@@ -16,6 +16,11 @@ class HierarchyConfig(Bounded):
     )
     max_relations: int = bounded(8, lo=0, hi=50, help="relations per chunk")
     extract_max_tokens: int = bounded(800, lo=16, hi=8192, help="output cap of one extraction")
+    extraction: str = bounded(
+        "json",
+        choices=("json", "compact"),
+        help="extraction output: JSON (default) or compact lines under a grammar",
+    )
     summarize_over_tokens: int = bounded(
         150, lo=16, hi=4096, help="merged descriptions longer than this are summarised"
     )

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ace_lab.data import Chunk
+from ace_lab.graph.compact import extract_hierarchical
 from ace_lab.graph.hierarchy.config import HierarchyConfig
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
@@ -33,7 +34,10 @@ def _extraction_schema(config: HierarchyConfig) -> type[BaseModel]:
 
 
 def extract_chunk(chunk: Chunk, llm: LLM, config: HierarchyConfig) -> dict[str, Any]:
-    """Entities and relations of one chunk; on unusable output, no entities (the default)."""
+    """Entities and relations of one chunk; on unusable output, no entities (the default).
+    ``config.extraction == "compact"``: compact lines under a grammar (ace_lab.graph.compact)."""
+    if config.extraction == "compact":
+        return extract_hierarchical(chunk, llm, config)
     schema = _extraction_schema(config)
     result = llm.json(
         load_prompt("hirag_extract").messages(title=chunk.title, text=chunk.text),

@@ -57,6 +57,11 @@ class TypedConfig(Bounded):
     attempts: int = bounded(2, lo=1, hi=5, help="tries per call before the default")
     schema_max_tokens: int = bounded(384, lo=16, hi=8192, help="output cap of the schema call")
     extract_max_tokens: int = bounded(1024, lo=16, hi=8192, help="output cap of an extraction")
+    extraction: str = bounded(
+        "json",
+        choices=("json", "compact"),
+        help="extraction output: JSON (default) or compact lines under a grammar",
+    )
     reflect_max_tokens: int = bounded(1024, lo=16, hi=8192, help="output cap of a reflection")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ace_lab.data import Chunk
+from ace_lab.graph.compact import extract_typed
 from ace_lab.graph.names import normalise_name
 from ace_lab.graph.typed.config import TRIPLE_KEYS, TypedConfig
 from ace_lab.graph.typed.models import output_models
@@ -36,11 +37,23 @@ def prompt_vocabulary(schema: InducedSchema) -> dict[str, str]:
     }
 
 
+def schema_vocabulary(schema: InducedSchema) -> dict[str, list[str]]:
+    """The schema's node and relation types, as the compact grammar enumerates them."""
+    return {
+        "node_types": list(schema.node_types),
+        "relation_types": list(schema.relation_types),
+    }
+
+
 def extractor(llm: LLM, schema: InducedSchema, config: TypedConfig):
     model = output_models(schema, config).extraction
     vocabulary = prompt_vocabulary(schema)
 
     def extract(chunk: Chunk) -> dict[str, Any]:
+        if config.extraction == "compact":  # compact lines under a grammar (graph.compact)
+            found = extract_typed(chunk, llm, config, schema_vocabulary(schema))
+            triples = [t for t in (clean_triple(x) for x in found) if t]
+            return {"triples": triples, "schema": schema.fingerprint}
         messages = load_prompt("typed_extract").messages(**vocabulary, **prompt_passage(chunk))
         out = llm.json(
             messages,
