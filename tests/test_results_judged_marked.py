@@ -4,7 +4,8 @@ Walks every table under ``results/`` (CSV and TeX files, and the markdown tables
 files and study READMEs) and every markdown table under ``docs/``. A table is judged when a
 column header names a judged metric (Answer Correctness, Coverage, Faithfulness, Evidence
 Recall, Context Relevancy, semantic equivalence, a pairwise win rate) or its ``metric`` column
-names one on a row. Each judged row must carry a calibration cell — the judge's balanced
+names one on a row (answer coverage, whether the gold answer occurs in the context, is a
+string match, not judged). Each judged row must carry a calibration cell — the judge's balanced
 accuracy and n, or "judge not calibrated" (:mod:`ace_lab.eval.judging.calibration`) — in a
 column whose header names the judge, in a "judge calibration" row, or in the judged column's
 header; and every accuracy below the threshold must carry "judge uninformative".
@@ -24,7 +25,7 @@ from ace_lab.eval.judging.calibration import CALIBRATION_THRESHOLD, NOT_CALIBRAT
 REPO = Path(__file__).resolve().parents[1]
 #: A column header that names a judged metric.
 JUDGED_HEADER = re.compile(
-    r"\bACC\b|answer.?correctness|coverage(?!.*context)|faithfulness|evidence.?recall|"
+    r"\bACC\b|answer.?correctness|^coverage(_score)?\b|faithfulness|evidence.?recall|"
     r"context.?relevancy|^semantic$|win.?rate|^(overall|comprehensiveness|diversity|empowerment)$",
     re.I,
 )
