@@ -107,6 +107,7 @@ def test_stage_costs_plot_calls_and_tokens_not_seconds():
     assert [ax.get_xlabel() for ax in fig.axes] == ["LLM calls", "tokens (cold-cache)"]
     assert [p.get_width() for p in fig.axes[0].patches] == [0, 1]
     assert fig._suptitle.get_text() == "naive: cost per step"
+    assert viz.layout_problems(fig) == []  # two columns wide, 7 pt or more, nothing overlaps
     plt.close(fig)
 
 

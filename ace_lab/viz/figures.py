@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ace_lab.viz.sizes import SINGLE_COLUMN
+from ace_lab.viz.sizes import SINGLE_COLUMN, paper_figure, paper_style
 
 #: The least PNG resolution of a single-column figure (3.3 in: about 1,000 pixels wide).
 COLUMN_DPI = 300
@@ -92,22 +92,25 @@ def plot_length_distributions(
     return fig
 
 
+@paper_style()
 def plot_stage_costs(costs: pd.DataFrame, title: str = "cost per step") -> plt.Figure:
-    """Two bar charts per trace step: LLM calls, and cold-cache input/output tokens.
+    """Two bar charts per trace step: LLM calls, and cold-cache input/output tokens; two
+    columns wide.
 
     ``costs`` has ``step``, ``llm_calls``, ``input_tokens`` and ``output_tokens`` columns
     (:func:`ace_lab.widgets.cost_frame`). Seconds are left out on purpose: they are this
     machine's, and the figure is committed.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 0.32 * max(len(costs), 3)))
+    height = 0.9 + 0.2 * max(len(costs), 3)
+    fig, axes = paper_figure(2, height, ncols=2, layout="constrained")
     costs.plot.barh(x="step", y="llm_calls", ax=axes[0], legend=False, color="#1f77b4")
     axes[0].set_xlabel("LLM calls")
     axes[0].xaxis.get_major_locator().set_params(integer=True)
     costs.plot.barh(x="step", y=["input_tokens", "output_tokens"], stacked=True, ax=axes[1])
     axes[1].set_xlabel("tokens (cold-cache)")
     axes[1].set_ylabel("")
+    axes[1].tick_params(labelleft=False)  # the same steps in the same rows: named once
     for ax in axes:
         ax.invert_yaxis()
     fig.suptitle(title)
-    fig.tight_layout()
     return fig
