@@ -10,7 +10,7 @@ import pytest
 
 from ace_lab.cli_commands.reading import READER_CHOICES
 from ace_lab.eval.reporting.tables import main_table
-from ace_lab.eval.studies.reread import reread, reread_study, stored_context
+from ace_lab.eval.studies.reread import kind_of, reread, reread_study, stored_context
 from ace_lab.eval.studies.study import load_results
 from ace_lab.methods.reader import READERS, SHORT_TAG, short_grammar
 from tests.conftest import QA_REPLY, ScriptedClient, scripted_llm
@@ -30,7 +30,7 @@ def _write_study(settings, name: str = "s1", task: str = "qa") -> Path:
         "f1": 0.0,
     }
     records = [
-        base | {"id": "q1", "question": "Capital?", "context_ids": ["p1", "entity:paris"],
+        base | {"id": "q1", "question": "Capital?", "context_ids": ["p1", "ent:paris"],
                 "context_texts": ["France's capital is Paris.", "Paris: a city"]},
         base | {"id": "q2", "question": "River?", "context_ids": ["p2"],
                 "context_texts": ["The Seine."], "gold": ["Seine"]},
@@ -41,8 +41,12 @@ def _write_study(settings, name: str = "s1", task: str = "qa") -> Path:
 
 
 def test_stored_context_is_rendered_by_kind_in_order() -> None:
-    text = stored_context(["p1", "entity:e", "relation:r", "p2"], ["a", "b", "c", "d"])
+    text = stored_context(["p1", "ent:e", "rel:r", "p2"], ["a", "b", "c", "d"])
     assert text == "### passage\n- a\n\n### entity\n- b\n\n### relation\n- c\n\n### passage\n- d"
+    kinds = ["sum:1:2", "com:3", "path:x", "w:edge:k", "entity:e", "odd:x", "Hotpot#c1"]
+    assert [kind_of(i) for i in kinds] == [
+        "summary", "report", "path", "row", "entity", "passage", "passage"
+    ]  # fmt: skip
 
 
 def test_reread_answers_each_stored_context_once_into_its_own_study(settings) -> None:

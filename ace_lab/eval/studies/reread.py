@@ -53,14 +53,27 @@ def reread_study(study: str, reader: str) -> str:
     return f"{study}-reread-{reader}"
 
 
+#: The evidence kind of a stored context id, by its prefix (the graphs' node ids: ``ent:``,
+#: ``rel:``, ``sum:``, ``com:``, ArcRAG's witness rows ``w:``); a bare id is a passage (chunk).
+ID_KINDS = {"ent": "entity", "rel": "relation", "sum": "summary", "com": "report", "w": "row"}
+
+
+def kind_of(item_id: str) -> str:
+    """The evidence kind of a stored context id (:data:`ID_KINDS`, or a kind name prefix)."""
+    prefix, colon, _ = str(item_id).partition(":")
+    if not colon:
+        return "passage"
+    kind = ID_KINDS.get(prefix, prefix)
+    return kind if kind in EVIDENCE_KINDS else "passage"
+
+
 def stored_context(ids: Sequence[str], texts: Sequence[str]) -> str:
     """A record's stored context as the reader sees it: items in order, one ``### kind``
-    header per run of one evidence kind (an id's ``kind:`` prefix; a bare id is a passage)."""
+    header per run of one evidence kind (:func:`kind_of`)."""
     lines: list[str] = []
     last = None
     for item_id, text in zip(ids, texts, strict=True):
-        prefix = str(item_id).split(":", 1)[0]
-        kind = prefix if prefix in EVIDENCE_KINDS and ":" in str(item_id) else "passage"
+        kind = kind_of(item_id)
         if kind != last:
             if lines:
                 lines.append("")
