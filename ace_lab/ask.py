@@ -2,6 +2,10 @@
 
 The question is one of the slice's (by id, or the slice's first) or free text: any question a
 person types, about a benchmark slice or a user corpus, answered without a gold answer.
+
+This module is also the README's Python entry: with :func:`add_corpus` and :func:`build_graph`
+(re-exported here) a corpus is added, built, asked (:func:`ask`) and two methods compared
+(:func:`ask_table`) from one import.
 """
 
 from __future__ import annotations
@@ -14,12 +18,34 @@ from typing import Any
 
 from ace_lab.config import DEFAULT_TIER, Settings, load_settings
 from ace_lab.data import DataError, Question, Slice, default_task, load_slice, user_questions
+from ace_lab.data.corpora import add_corpus
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Trace
+from ace_lab.graph.build import build_graph
 from ace_lab.llm import LLM, get_llm
 from ace_lab.methods.generate import Task
 from ace_lab.registry import graph_family, make_method
 from ace_lab.registry.names import record_spelling
 from ace_lab.retrieval import RetrievalGraph
+
+#: add_corpus and build_graph are here for the README's Python entry (one import).
+__all__ = [
+    "Asked",
+    "Session",
+    "add_corpus",
+    "ask",
+    "ask_table",
+    "build_graph",
+    "corpus_tokens",
+    "cost_line",
+    "find_question",
+    "format_trace",
+    "open_session",
+    "pick_question",
+    "score_line",
+    "slice_of",
+    "text_question",
+    "whole_corpus_warning",
+]
 
 
 @dataclass
