@@ -18,7 +18,8 @@ import pandas as pd
 
 from ace_lab.ace.analysis import router_accuracy, router_confusion, router_hits
 from ace_lab.ace.policy import TOPOLOGIES
-from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap, permutation_test
+from ace_lab.eval.statistics import paired_bootstrap, permutation_test
+from ace_lab.eval.statistics.proportions import mean_interval
 
 #: Where the router measurement lives under a results directory.
 ROUTES_FILE = Path("router") / "routes.json"
@@ -72,7 +73,7 @@ def accuracy_table(routes: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (dataset, prompt), group in groups:
         result = router_accuracy(group["type"], group["label"])
-        ci = bootstrap_ci(router_hits(group["type"], group["label"]).to_numpy())
+        ci = mean_interval(router_hits(group["type"], group["label"]).to_numpy())
         rows.append(
             {
                 "dataset": dataset,

@@ -31,7 +31,8 @@ from ace_lab.eval.reporting.tables import (
     per_question,
     select_methods,
 )
-from ace_lab.eval.statistics import bootstrap_ci, oracle_best_fixed, shuffled_policy_control
+from ace_lab.eval.statistics import oracle_best_fixed, shuffled_policy_control
+from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
 from ace_lab.registry import fixed_policy_runs, head_of, spec
 from ace_lab.registry.ace import at_budget
@@ -137,7 +138,7 @@ def router_accuracy(
     for method in methods:
         types, labels = _routed(df, method)
         result = analysis.router_accuracy(types, labels)
-        ci = bootstrap_ci(analysis.router_hits(types, labels).to_numpy(), seed=seed)
+        ci = mean_interval(analysis.router_hits(types, labels).to_numpy(), seed=seed)
         rows.append(
             {
                 "method": method,

@@ -24,7 +24,8 @@ import pandas as pd
 
 from ace_lab.arc.names import FAMILIES
 from ace_lab.arc.report.results import arc_rows
-from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap
+from ace_lab.eval.statistics import paired_bootstrap
+from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.registry import MethodName, parse
 
 #: The table's file stem in a study folder.
@@ -58,8 +59,8 @@ def _stat_mean(cell: pd.DataFrame, key: str) -> float:
 
 
 def _scores(cell: pd.DataFrame, seed: int) -> dict[str, Any]:
-    em = bootstrap_ci(pd.to_numeric(cell["em"], errors="coerce").dropna(), seed=seed)
-    f1 = bootstrap_ci(pd.to_numeric(cell["f1"], errors="coerce").dropna(), seed=seed)
+    em = mean_interval(pd.to_numeric(cell["em"], errors="coerce").dropna(), seed=seed)
+    f1 = mean_interval(pd.to_numeric(cell["f1"], errors="coerce").dropna(), seed=seed)
     return {
         "n": len(cell),
         "EM": em.mean,

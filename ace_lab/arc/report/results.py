@@ -40,7 +40,7 @@ from matplotlib.ticker import NullFormatter
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.names import ARC_HEADS, SWITCHES
 from ace_lab.eval.metrics.context_stats import ORIGIN_COLUMNS
-from ace_lab.eval.statistics import bootstrap_ci
+from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.registry import head_of, parse, spec
 from ace_lab.trace import step_kind
 from ace_lab.viz.names import FAMILY_NAMES, display_name
@@ -92,7 +92,7 @@ def configuration(name: str) -> str:
 
 
 def _ci(values: pd.Series, seed: int) -> tuple[float, float, float]:
-    ci = bootstrap_ci(pd.to_numeric(values, errors="coerce").dropna().to_numpy(), seed=seed)
+    ci = mean_interval(pd.to_numeric(values, errors="coerce").dropna().to_numpy(), seed=seed)
     return ci.mean, ci.low, ci.high
 
 

@@ -38,7 +38,8 @@ from ace_lab.eval.metrics.context_stats import CONTEXT_VIEW
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.pooled import power_summary
 from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests, per_question
-from ace_lab.eval.statistics import bootstrap_ci, paired_bootstrap
+from ace_lab.eval.statistics import paired_bootstrap
+from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.eval.studies.study import load_results
 
 
@@ -158,7 +159,7 @@ def ci_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``ci STUDY METHOD COLUMN``: the mean with its 95% bootstrap interval, as the main table
     prints it (``0.350 [0.150, 0.550]``)."""
     study, method, column = args
-    return str(bootstrap_ci(_column(results_dir, study, method, column).to_numpy()))
+    return str(mean_interval(_column(results_dir, study, method, column).to_numpy()))
 
 
 def mean_figure(results_dir: Path, args: tuple[str, ...]) -> str:
