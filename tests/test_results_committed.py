@@ -43,7 +43,13 @@ from ace_lab.eval.judging import semantic
 from ace_lab.eval.metrics.context_stats import with_context
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import revisions, tables
-from ace_lab.eval.reporting.budget_report import POWER_TABLE, budget_tables, power_table
+from ace_lab.eval.reporting.budget_report import (
+    POWER_TABLE,
+    budget_tables,
+    power_table,
+    study_task,
+    sweep_metrics,
+)
 from ace_lab.eval.reporting.docs_numbers import main_table_markdown
 from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.headline import TASKS, task_table
@@ -254,7 +260,8 @@ def composition_report() -> Tables:
 def budget_report(study: str) -> Tables:
     """``python -m ace_lab.eval.reporting.budget_report``: an evidence study's ``budget_curves``
     and ``budget_auc``."""
-    made = budget_tables(load_results(study, SETTINGS))
+    metrics = sweep_metrics(study_task(study, RESULTS))
+    made = budget_tables(load_results(study, SETTINGS), metrics)
     return {f"{study}/{name}": table for name, table in made.items()}
 
 

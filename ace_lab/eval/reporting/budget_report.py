@@ -14,6 +14,7 @@ can detect at the committed n). No LLM call.
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -39,8 +40,24 @@ from ace_lab.viz.sizes import paper_figure, paper_style
 
 #: The metrics a sweep's figure and area table show (each where the slice has it).
 SWEEP_METRICS = ("answer_coverage", "passage_recall")
+#: Answer coverage asks for the whole gold answer in the context: defined for short answers (the
+#: ``qa`` task), not for GraphRAG-Bench's sentences, so other tasks show passage recall alone.
+SHORT_ANSWER_TASKS = ("qa",)
+
+
+def sweep_metrics(task: str | None) -> tuple[str, ...]:
+    """The metrics a sweep of a study of ``task`` shows."""
+    return SWEEP_METRICS if task in SHORT_ANSWER_TASKS else ("passage_recall",)
+
+
 #: The reference method of the area table's paired differences.
 REFERENCE = "naive"
+
+
+def study_task(study: str, results_dir: Path) -> str | None:
+    """The task a study's manifest names (None without one)."""
+    path = Path(results_dir) / study / "manifest.json"
+    return json.loads(path.read_text(encoding="utf-8")).get("task") if path.is_file() else None
 
 
 def evidence_studies(results_dir: Path) -> list[str]:
@@ -50,10 +67,12 @@ def evidence_studies(results_dir: Path) -> list[str]:
     return sorted(p.name for p in found if p.is_dir() and any(p.glob("*.jsonl")))
 
 
-def budget_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
+def budget_figure(
+    curves: pd.DataFrame, title: str, metrics: Sequence[str] = SWEEP_METRICS
+) -> plt.Figure:
     """Coverage and passage recall (one panel each, where the curves have them) against the
     context budget, one line per method with its display name, single column."""
-    metrics = [m for m in SWEEP_METRICS if m in set(curves["metric"])] or list(SWEEP_METRICS[:1])
+    metrics = [m for m in metrics if m in set(curves["metric"])] or list(metrics[:1])
     methods = list(dict.fromkeys(curves["method"]))
     colours = method_colours(methods)
     with paper_style():
@@ -82,12 +101,14 @@ def budget_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
     return fig
 
 
-def budget_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def budget_tables(
+    df: pd.DataFrame, metrics: Sequence[str] = SWEEP_METRICS
+) -> dict[str, pd.DataFrame]:
     """``budget_curves`` and ``budget_auc`` of an evidence study's records (empty: no sweep)."""
-    curves = budget_curves(df)
+    curves = budget_curves(df, metrics)
     if curves.empty:
         return {}
-    areas = [budget_auc(df, metric, REFERENCE) for metric in SWEEP_METRICS]
+    areas = [budget_auc(df, metric, REFERENCE) for metric in metrics]
     return {
         "budget_curves": curves,
         "budget_auc": pd.concat([a for a in areas if len(a)], ignore_index=True),
@@ -97,7 +118,8 @@ def budget_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def write_budget_report(study: str, results_dir: Path, figures_dir: Path) -> list[Path]:
     """The curves, area tables and figure of one evidence-only study; the paths written."""
     df = load_results(study, replace(load_settings(), results_dir=Path(results_dir)))
-    made = budget_tables(df)
+    metrics = sweep_metrics(study_task(study, results_dir))
+    made = budget_tables(df, metrics)
     if not made:
         return []
     directory = Path(results_dir) / study
@@ -105,7 +127,7 @@ def write_budget_report(study: str, results_dir: Path, figures_dir: Path) -> lis
         path for name, t in made.items() for path in export_table(t, name, directory).values()
     ]
     slice_id = study.removesuffix(EVIDENCE_SUFFIX)
-    fig = budget_figure(made["budget_curves"], dataset_name(slice_id))
+    fig = budget_figure(made["budget_curves"], dataset_name(slice_id), metrics)
     written += save_figure(fig, f"budget_{slice_id}", figures_dir)
     plt.close(fig)
     return written
