@@ -16,7 +16,14 @@ from ace_lab.registry import make_method
 from ace_lab.widgets import knobs
 from ace_lab.widgets.what_if import Outcome, WhatIf, compare, cost_of
 from ace_lab.widgets.what_if_panel import Controls, Panel
-from ace_lab.widgets.what_if_views import answer_html, change_html, change_view, iframe
+from ace_lab.widgets.what_if_views import (
+    FRAME_ROOM,
+    answer_html,
+    change_html,
+    change_view,
+    frame_height,
+    iframe,
+)
 from tests.conftest import ScriptedClient, mosaic_reply
 
 QUESTION = Question("q0", "Where is the tidal lantern kept?", "museum", (), (), None, "toy")
@@ -149,3 +156,12 @@ def test_controls_open_on_any_method_name():
     controls = Controls()
     controls.select("ace-fixed:gap+breadth+prune@graphrag")
     assert controls.name() == "ace-fixed:gap+breadth+prune@graphrag"
+
+
+def test_the_change_subgraph_frame_holds_the_whole_page(toy_graph):
+    # a frame shorter than the page scrolls inside the panel's own scroll box (notebook 09)
+    node = str(toy_graph.tables.nodes["id"].iloc[0])
+    view = change_view(toy_graph, [_item("a", "text", (node,))], [], title="t", height="480px")
+    assert frame_height(view) == 480 + FRAME_ROOM
+    assert f"height:{480 + FRAME_ROOM}px" in iframe(view)
+    assert "height:300px" in iframe(view, height=300)

@@ -71,9 +71,20 @@ def change_view(
     )
 
 
-def iframe(view: GraphView, height: int = 520) -> str:
-    """``view``'s page in an iframe (``srcdoc`` escaped: the page stays the page's)."""
+#: Pixels a view page needs above and around its network: title, legend, margins and border.
+FRAME_ROOM = 110
+
+
+def frame_height(view: GraphView) -> int:
+    """Pixels an iframe needs to show ``view``'s whole page, so it never scrolls inside."""
+    return int(str(view.height).removesuffix("px")) + FRAME_ROOM
+
+
+def iframe(view: GraphView, height: int | None = None) -> str:
+    """``view``'s page in an iframe (``srcdoc`` escaped: the page stays the page's), tall
+    enough for the whole page (:func:`frame_height`) unless ``height`` says otherwise."""
     page = escape(view.generate_html(), quote=True)
+    height = frame_height(view) if height is None else height
     style = f"width:100%;height:{height}px;border:1px solid #ddd"
     return f'<iframe class="ace-what-if-graph" style="{style}" srcdoc="{page}"></iframe>'
 
