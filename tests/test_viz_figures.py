@@ -64,6 +64,9 @@ def test_data_set_plots_draw_one_row_per_set():
     lengths = {"a": np.array([5, 10, 20]), "b": np.array([50, 80])}
     fig2 = viz.plot_length_distributions(lengths, unit="words")
     assert [t.get_text() for t in fig2.axes[0].get_yticklabels()] == ["a", "b"]
+    assert viz.layout_problems(fig) == [] and viz.layout_problems(fig2) == []
+    named = viz.plot_length_distributions({"hotpotqa_dev_sample200": np.array([5, 10])})
+    assert [t.get_text() for t in named.axes[0].get_yticklabels()] == ["HotpotQA"]
     plt.close("all")
 
 

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ace_lab.viz.names import dataset_name
 from ace_lab.viz.sizes import SINGLE_COLUMN, paper_figure, paper_style
 
 #: The least PNG resolution of a single-column figure (3.3 in: about 1,000 pixels wide).
@@ -61,30 +62,35 @@ def save_figure(
     return paths
 
 
+@paper_style()
 def plot_question_types(type_counts: Mapping[str, pd.Series]) -> plt.Figure:
-    """Horizontal stacked bars: questions per data set, split by question type."""
+    """Horizontal stacked bars: questions per data set (display names), split by question
+    type; two columns wide."""
     table = pd.DataFrame({name: counts for name, counts in type_counts.items()}).T.fillna(0)
     table = table.loc[table.sum(axis=1).sort_values().index]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(table) + 1.5))
+    table.index = [dataset_name(name) for name in table.index]
+    fig, ax = paper_figure(2, 0.28 * len(table) + 1.0)
     # tab20 + tab20b: 40 distinct colours, so no two question types share one
     colours = [*plt.cm.tab20.colors, *plt.cm.tab20b.colors]
     table.plot.barh(stacked=True, ax=ax, width=0.75, color=colours[: len(table.columns)])
     ax.set_xlabel("questions (development split)")
     ax.set_ylabel("")
     ax.set_title("Questions per data set and type")
-    ax.legend(fontsize=7, ncols=2, loc="lower right", frameon=False)
+    ax.legend(ncols=2, loc="lower right", frameon=False)
     fig.tight_layout()
     return fig
 
 
+@paper_style()
 def plot_length_distributions(
     lengths: Mapping[str, np.ndarray], unit: str = "tokens", title: str = ""
 ) -> plt.Figure:
-    """One box per data set (log scale): how long the passages or documents are."""
+    """One box per data set (log scale, display names): how long the passages or documents
+    are; two columns wide."""
     names = list(lengths)
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(names) + 1.5))
+    fig, ax = paper_figure(2, 0.25 * len(names) + 1.0)
     ax.boxplot([np.asarray(lengths[n]) for n in names], orientation="horizontal", showfliers=False)
-    ax.set_yticks(range(1, len(names) + 1), names)
+    ax.set_yticks(range(1, len(names) + 1), [dataset_name(n) for n in names])
     ax.set_xscale("log")
     ax.set_xlabel(f"length ({unit}, log scale)")
     ax.set_title(title or "Passage / document length per data set")
