@@ -22,7 +22,7 @@ from ace_lab.llm import LLM
 from tests.conftest import ScriptedClient, ace_reply
 
 RECORD_KEYS = {
-    "position", "id", "question", "type", "gold", "answer", "raw", "em", "f1", "yes_no",
+    "position", "id", "question", "type", "gold", "answer", "raw", "reader", "em", "f1", "yes_no",
     "context_tokens", "context_ids", "context_texts", "context_has_answer", "base_has_answer",
     "supporting_ids", "passage_recall", "provenance_recall",
     "answer_coverage", "supporting_fact_recall", "context_llm_tokens", "evidence_only",
@@ -63,6 +63,7 @@ def test_run_records_manifest_and_resume(settings, toy_graph, toy_questions):
     assert results_path(study, "hirag", settings).is_file()
     assert list(hirag["id"]) == [q.id for q in toy_questions[:5]]
     assert list(hirag["position"]) == list(range(5))
+    assert set(hirag["reader"]) == set(ace["reader"]) == {"tagged"}  # the answer_qa call
     ace_columns = {"policy", "topology", "router", "plan"}  # the columns ACE's details own
     for frame, calls, retrievals, own in ((hirag, 1, 1, set()), (ace, 2, 3, ace_columns)):
         assert set(frame.columns) == RECORD_KEYS | own
