@@ -29,6 +29,7 @@ from ace_lab.cli_commands.errors import (
 )
 from ace_lab.cli_commands.reading import add_reread_parser
 from ace_lab.config import DEFAULT_TIER
+from ace_lab.config.settings import STORE_FORMS
 
 PROG = "ace-lab"
 TASKS = ["qa", "qfs", "open"]
@@ -337,8 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--store",
             metavar="URL",
             default=argparse.SUPPRESS,
-            help="graph store: embedded, falkordb://host:port[/graph] or "
-            "bolt://host:port[/database] (default: ACE_LAB_GRAPH_STORE, else embedded)",
+            help=f"graph store: {STORE_FORMS} (default: ACE_LAB_GRAPH_STORE, else embedded)",
         )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _llm_parsers(sub, common)

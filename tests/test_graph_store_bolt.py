@@ -1,13 +1,19 @@
-"""ace_lab.graph.store.bolt: the guard before any connection, the read path on a fake driver."""
+"""ace_lab.graph.store.bolt: the guard before any connection, the read path on a fake driver,
+and a round trip through a real Neo4j or Memgraph server when ``ACE_LAB_TEST_BOLT_URL`` names
+one (e.g. ``ACE_LAB_TEST_BOLT_URL=bolt://neo4j@localhost:7687`` with the password in
+``ACE_LAB_GRAPH_STORE_PASSWORD``; the database must be empty or hold ace_lab's test graph)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
 
-from ace_lab.graph.store import BoltStore, QueryTimeout, StoreError, WriteQueryError, open_store
+from ace_lab.config import env_name
+from ace_lab.graph.store import BoltStore, QueryTimeout, StoreError, WriteQueryError
+from ace_lab.graph.store.url import PASSWORD_ENV, open_graph_store, parse_store_url
 from tests.conftest import small_tables
 
 pytestmark = pytest.mark.integration
@@ -15,9 +21,10 @@ pytestmark = pytest.mark.integration
 
 def test_bolt_guard_runs_before_any_connection() -> None:
     """No server needed: the guard rejects writes before the driver is touched."""
-    store = open_store("bolt", uri="bolt://127.0.0.1:1", auth=("neo4j", "x"))
-    assert isinstance(store, BoltStore)
-    with store, pytest.raises(WriteQueryError):
+    with (
+        BoltStore("bolt://127.0.0.1:1", auth=("neo4j", "x")) as store,
+        pytest.raises(WriteQueryError),
+    ):
         store.read("MATCH (n) DETACH DELETE n")
 
 
@@ -82,13 +89,35 @@ def test_bolt_read_path_caps_rows_and_maps_timeouts() -> None:
         BoltStore("bolt://unused", driver=FakeBolt(error=timed_out)).read("RETURN 1")
 
 
-@pytest.mark.skip(reason="needs a running Neo4j/Memgraph server; none is available offline")
-def test_bolt_roundtrip() -> None:  # pragma: no cover - documents the intended check
-    with BoltStore("bolt://localhost:7687", auth=("neo4j", "password")) as store:
-        store.load(small_tables())
-        assert store.count() == (7, 6)
+BOLT_URL_ENV = env_name("test", "bolt_url")
+
+
+@pytest.mark.skipif(
+    not os.environ.get(BOLT_URL_ENV),
+    reason=f"needs a Neo4j/Memgraph server: set {BOLT_URL_ENV}=bolt://[user@]host:port[/database] "
+    f"(password in {PASSWORD_ENV}), e.g. docker run -p 7687:7687 memgraph/memgraph",
+)
+def test_bolt_roundtrip() -> None:
+    """Load, reuse, read, refuse a write and time out, on the server the variable names."""
+    url = parse_store_url(os.environ[BOLT_URL_ENV])
+    assert url.kind == "bolt"
+    password = os.environ.get(PASSWORD_ENV)
+    store, close = open_graph_store(url, small_tables(), "test/bolt", password=password)
+    try:
+        assert isinstance(store, BoltStore) and store.count() == (7, 6)
+        assert store.holds(small_tables())  # a second open reuses the loaded graph
+        again, close_again = open_graph_store(url, small_tables(), "test/bolt", password=password)
+        close_again()
+        assert isinstance(again, BoltStore)
+        rows = store.read("MATCH (n) RETURN count(n) AS c").rows
+        assert rows == [{"c": 7}]
+        with pytest.raises(WriteQueryError):
+            store.read("MATCH (n) DETACH DELETE n")
         with pytest.raises(QueryTimeout):
-            store.read("MATCH p=(a)-[*]->(b) RETURN count(p)", timeout_ms=200)
+            cypher = "UNWIND range(1, 1000000) AS x UNWIND range(1, 1000000) AS y RETURN count(*)"
+            store.read(cypher, timeout_ms=200)
+    finally:
+        close()
 
 
 class OneForeignNode(FakeBolt):

@@ -15,7 +15,6 @@ from ace_lab.graph.store import (
     QueryTimeout,
     ResourceLimitError,
     ServerLimits,
-    open_store,
 )
 from tests.conftest import pid_alive, small_tables
 
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_embedded_store_leaves_no_process(tmp_path: Path) -> None:
-    with open_store("embedded", data_dir=tmp_path, graph="solo") as st:
+    with EmbeddedFalkorDB(data_dir=tmp_path, graph="solo") as st:
         assert isinstance(st, EmbeddedFalkorDB)
         pid, folder = st.server.pid, st.server.folder
         assert pid is not None and pid_alive(pid) and folder is not None

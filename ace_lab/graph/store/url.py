@@ -1,5 +1,7 @@
 """Where the graph store lives, as one setting: ``ACE_LAB_GRAPH_STORE`` (or ``--store``).
 
+The forms come from the backend table (:mod:`~ace_lab.graph.store.backends`):
+
 - ``embedded`` (default): a private FalkorDB server on a unix socket, started per graph;
 - ``falkordb://host:port[/graph]``: a FalkorDB server; the graph is named after the build
   (``ace_lab__<slice>__<family>``) unless the URL names one;
@@ -14,81 +16,73 @@ reused as it is.
 
 from __future__ import annotations
 
-import hashlib
-import re
-import shutil
-import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ace_lab.config import env_name
-from ace_lab.graph.store.base import GraphStore
+from ace_lab.graph.store.backends import (
+    BACKENDS,
+    backend_for_scheme,
+    default_backend,
+    store_forms,
+)
 from ace_lab.graph.store.errors import StoreError
+from ace_lab.graph.store.openers import Opened, graph_fingerprint, server_graph_name
 from ace_lab.graph.tables import GraphTables
 
+__all__ = [
+    "PASSWORD_ENV",
+    "StoreURL",
+    "graph_fingerprint",
+    "open_graph_store",
+    "parse_store_url",
+    "server_graph_name",
+]
+
 PASSWORD_ENV = env_name("graph", "store_password")
-_FORMS = "embedded, falkordb://host:port[/graph] or bolt://host:port[/database] (a user optional)"
-_DEFAULT_PORTS = {"falkordb": 6379, "bolt": 7687}
-_SCHEMES = {"falkordb": "falkordb", "redis": "falkordb", "bolt": "bolt", "neo4j": "bolt"}
-#: Where a FalkorDB server keeps the fingerprint of the tables a graph was loaded from.
-_FINGERPRINT_KEY = "ace_lab:fingerprint:{graph}"
 
 
 @dataclass(frozen=True)
 class StoreURL:
     """A parsed store setting; ``str()`` is safe to print (it never holds a password)."""
 
-    kind: str  # "embedded" | "falkordb" | "bolt"
+    kind: str  # a key of BACKENDS: "embedded" | "falkordb" | "bolt" | ...
     host: str = ""
     port: int = 0
     name: str = ""  # the FalkorDB graph or the Bolt database ("": derived / server default)
     user: str = ""
 
     def __str__(self) -> str:
-        if self.kind == "embedded":
-            return "embedded"
+        if not BACKENDS[self.kind].served:
+            return self.kind
         user = f"{self.user}@" if self.user else ""
         name = f"/{self.name}" if self.name else ""
-        return f"{self.kind}://{user}{self.host}:{self.port}{name}"
+        return f"{BACKENDS[self.kind].schemes[0]}://{user}{self.host}:{self.port}{name}"
 
 
 def parse_store_url(text: str | None) -> StoreURL:
     """The store ``text`` names; StoreError with one line for anything else."""
     text = (text or "").strip()
-    if text in ("", "embedded"):
-        return StoreURL("embedded")
+    if not text:
+        return StoreURL(default_backend().kind)
+    if text in BACKENDS and not BACKENDS[text].served:
+        return StoreURL(text)
     parts = urlsplit(text)
-    kind = _SCHEMES.get(parts.scheme.lower())
-    if kind is None or not parts.hostname:
-        raise StoreError(f"graph store {text!r} not understood; use {_FORMS}")
+    backend = backend_for_scheme(parts.scheme)
+    if backend is None or not parts.hostname:
+        raise StoreError(f"graph store {text!r} not understood; use {store_forms()}")
     if parts.password is not None:
         raise StoreError(
             f"graph store URL holds a password: put it in {PASSWORD_ENV}, not in the URL"
         )
     try:
-        port = parts.port or _DEFAULT_PORTS[kind]
+        port = parts.port or backend.default_port
     except ValueError as exc:
         raise StoreError(f"graph store {text!r}: {exc}") from None
     name = parts.path.strip("/")
     if "/" in name or (parts.query or parts.fragment):
-        raise StoreError(f"graph store {text!r} not understood; use {_FORMS}")
-    return StoreURL(kind, parts.hostname, port, name, parts.username or "")
-
-
-def graph_fingerprint(tables: GraphTables) -> str:
-    """A short hash of the tables' node and edge ids: equal tables load to equal graphs."""
-    digest = hashlib.sha256()
-    for frame in (tables.nodes, tables.edges):
-        digest.update(str(len(frame)).encode())
-        for value in sorted(map(str, frame["id"])):
-            digest.update(value.encode("utf-8", "surrogatepass") + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def server_graph_name(key: str) -> str:
-    """The FalkorDB graph name a build gets on a shared server (``ace_lab__<key>``)."""
-    return "ace_lab__" + re.sub(r"[^A-Za-z0-9_.-]+", "__", key).strip("_")
+        raise StoreError(f"graph store {text!r} not understood; use {store_forms()}")
+    return StoreURL(backend.kind, parts.hostname, port, name, parts.username or "")
 
 
 def open_graph_store(
@@ -98,68 +92,10 @@ def open_graph_store(
     *,
     password: str | None = None,
     replace: bool = False,
-) -> tuple[GraphStore, Callable[[], None]]:
-    """A store holding ``tables`` and the function that closes it (and removes what it made).
+) -> Opened:
+    """A store holding ``tables`` and the function that closes it (and removes what it made),
+    opened by ``url``'s backend.
 
     ``key`` names the build (e.g. ``<slice>/<family>``) for the graph name on a server.
     """
-    if url.kind == "embedded":
-        from ace_lab.graph.store.process import EmbeddedFalkorDB
-
-        folder = tempfile.mkdtemp(prefix="ace-lab-store-")
-        store = EmbeddedFalkorDB(folder, graph="g")
-
-        def close() -> None:
-            store.close()
-            shutil.rmtree(folder, ignore_errors=True)
-
-        return _loaded(store, tables, close), close
-    if url.kind == "falkordb":
-        return _falkordb(url, tables, key, password, replace)
-    return _bolt(url, tables, password, replace)
-
-
-def _loaded(store: GraphStore, tables: GraphTables, close: Callable[[], None]) -> GraphStore:
-    try:
-        store.load(tables)
-    except BaseException:
-        close()
-        raise
-    return store
-
-
-def _falkordb(
-    url: StoreURL, tables: GraphTables, key: str, password: str | None, replace: bool
-) -> tuple[GraphStore, Callable[[], None]]:
-    from ace_lab.graph.store.falkordb import FalkorDBStore
-
-    name = url.name or server_graph_name(key)
-    store = FalkorDBStore.connect(url.host, url.port, graph=name, password=password)
-    marker = _FINGERPRINT_KEY.format(graph=name)
-    connection = store._db.connection
-    wanted = graph_fingerprint(tables)
-    held = connection.get(marker)
-    held = held.decode() if isinstance(held, bytes) else held
-    if store.exists() and held == wanted:
-        return store, store.close  # this build is already there: nothing to load
-    if store.exists() and held is None and not replace:
-        store.close()
-        raise StoreError(
-            f"graph {name!r} on {url.host}:{url.port} was not written by ace_lab; "
-            "name another graph in the URL or pass --replace"
-        )
-    _loaded(store, tables, store.close)
-    connection.set(marker, wanted)
-    return store, store.close
-
-
-def _bolt(
-    url: StoreURL, tables: GraphTables, password: str | None, replace: bool
-) -> tuple[GraphStore, Callable[[], None]]:
-    from ace_lab.graph.store.bolt import BoltStore
-
-    auth = (url.user, password or "") if url.user else None
-    store = BoltStore(f"bolt://{url.host}:{url.port}", auth, url.name or None, replace=replace)
-    if store.holds(tables):
-        return store, store.close
-    return _loaded(store, tables, store.close), store.close
+    return BACKENDS[url.kind].opener(url, tables, key, password, replace)
