@@ -157,6 +157,21 @@ def _budget_sweeps() -> Iterator[tuple[str, plt.Figure]]:
         yield path.stem, budget_figure(curves, dataset_name(slice_id))
 
 
+def _headline_tasks() -> list:
+    from ace_lab.eval.reporting.headline import TASKS
+
+    return [task for task in TASKS if (FIGURES / f"{task.name}.png").is_file()]
+
+
+def _headlines() -> Iterator[tuple[str, plt.Figure]]:
+    from ace_lab.eval.reporting.headline import task_table
+    from ace_lab.eval.reporting.headline_report import headline_figure
+
+    for task in _headline_tasks():
+        _, points = task_table(task, RESULTS)
+        yield task.name, headline_figure(points, task)
+
+
 #: What draws the committed figures, by group (a group reads its inputs once).
 DRAWERS: dict[str, Callable[..., Iterator[tuple[str, plt.Figure]]]] = {
     "budget grid": _budget_grid,
@@ -167,6 +182,7 @@ DRAWERS: dict[str, Callable[..., Iterator[tuple[str, plt.Figure]]]] = {
     "chooser": _chooser,
     "graph plots": _graph_plots,
     "budget sweeps": _budget_sweeps,
+    "headlines": _headlines,
 }
 #: The committed figures each group draws (checked against what it yields).
 DRAWN: dict[str, tuple[str, ...]] = {
@@ -193,6 +209,7 @@ DRAWN: dict[str, tuple[str, ...]] = {
         "02_degree_distributions",
     ),
     "budget sweeps": tuple(p.stem for p in sorted(FIGURES.glob("budget_*.png"))),
+    "headlines": tuple(task.name for task in _headline_tasks()),
 }
 
 
