@@ -264,9 +264,12 @@ def estimate_build(
         work.append(
             tuple(todo * cost[f"chunk_{k}"] + len(chunks) * cost[f"corpus_{k}"] for k in KINDS)
         )
-    return _priced(rows, work, settings, in_flight(settings), allow_probe, llm)
+    return _priced(rows, work, settings, in_flight(settings), allow_probe, llm, BUILD_TAGS)
 
 
+#: The ledger tags of a graph build's calls: a build is priced with the speed of those calls
+#: where the ledger has enough (their long generations fix the generation rate).
+BUILD_TAGS = ("build.", "graph.")
 #: The three quantities a cost counts: LLM calls, input tokens, output tokens.
 KINDS = ("calls", "in", "out")
 #: The speed shown when nothing is left to run (no endpoint is asked, nothing probed).
@@ -280,11 +283,12 @@ def _priced(
     flight: int,
     allow_probe: bool,
     llm: LLM | None,
+    tags: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """``rows`` with calls, tokens and hours for those with a recorded cost (``work``, in
     order); the endpoint's speed is looked up (perhaps probed) only when there is work."""
     if any(any(w) for w in work):
-        speed = throughput(settings, allow_probe=allow_probe, llm=llm)
+        speed = throughput(settings, allow_probe=allow_probe, llm=llm, tags=tags)
     else:
         speed = Throughput(ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS, NOTHING_LEFT)
     priced = iter(work)

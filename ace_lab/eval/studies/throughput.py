@@ -148,10 +148,14 @@ def fit_latency(calls: list[tuple[int, int, float]], source: str) -> Throughput 
 
 
 # -------------------------------------------------------------------------------- ledger
-def ledger_calls(settings: Settings, identity: str) -> tuple[list[tuple[int, int, float]], int]:
+def ledger_calls(
+    settings: Settings, identity: str, tags: tuple[str, ...] = ()
+) -> tuple[list[tuple[int, int, float]], int]:
     """(prompt tokens, completion tokens, service s) of the ledger's solo calls of ``identity``
-    (module docstring), and how many of its calls were left out as sent beside others."""
+    (module docstring; only those whose tag starts with one of ``tags``, when given), and how
+    many of its calls were left out as sent beside others."""
     entries = read_ledger(ledger_path(settings.cache_dir), identity)
+    entries = [e for e in entries if not tags or e.tag.startswith(tags)]
     solo = [
         (e.prompt_tokens, e.completion_tokens, e.latency_s)
         for e in entries
@@ -160,13 +164,21 @@ def ledger_calls(settings: Settings, identity: str) -> tuple[list[tuple[int, int
     return solo, len(entries) - len(solo)
 
 
-def ledger_throughput(settings: Settings, identity: str) -> Throughput | None:
-    """The speed fitted on the ledger's solo calls of ``identity``; None with too few."""
-    solo, shared = ledger_calls(settings, identity)
-    if len(solo) < MIN_FIT_CALLS:
-        return None
-    left_out = f"; {shared} sent beside others left out" if shared else ""
-    return fit_latency(solo, f"ledger: fitted on {len(solo)} solo calls of {identity}{left_out}")
+def ledger_throughput(
+    settings: Settings, identity: str, tags: tuple[str, ...] = ()
+) -> Throughput | None:
+    """The speed fitted on the ledger's solo calls of ``identity``: those of the work's own
+    stages (tags starting with one of ``tags``) when there are enough, else all of them (a mix
+    of short replies leaves the generation rate poorly determined for long ones); None with
+    too few calls."""
+    for wanted in (tags, ()) if tags else ((),):
+        solo, shared = ledger_calls(settings, identity, wanted)
+        if len(solo) >= MIN_FIT_CALLS:
+            left_out = f"; {shared} sent beside others left out" if shared else ""
+            stages = f" ({', '.join(f'{tag}*' for tag in wanted)})" if wanted else ""
+            source = f"ledger: fitted on {len(solo)} solo calls{stages} of {identity}{left_out}"
+            return fit_latency(solo, source)
+    return None
 
 
 # --------------------------------------------------------------------------------- probe
@@ -236,7 +248,11 @@ def serving_table(settings: Settings) -> Throughput | None:
 
 
 def throughput(
-    settings: Settings | None = None, *, allow_probe: bool = True, llm: LLM | None = None
+    settings: Settings | None = None,
+    *,
+    allow_probe: bool = True,
+    llm: LLM | None = None,
+    tags: tuple[str, ...] = (),
 ) -> Throughput:
     """The speed of the endpoint ``settings`` configure (module docstring: which source).
 
@@ -245,7 +261,7 @@ def throughput(
     """
     settings = settings or load_settings()
     identity = llm.model_identity if llm is not None else endpoint_identity(settings)
-    if (learned := ledger_throughput(settings, identity)) is not None:
+    if (learned := ledger_throughput(settings, identity, tags)) is not None:
         return learned
     calls = recorded_calls(settings, identity)
     plural = "" if len(calls) == 1 else "s"
