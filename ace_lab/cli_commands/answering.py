@@ -16,6 +16,7 @@ from ace_lab.cli_commands.checks import (
     check_endpoint,
     check_method,
     check_methods,
+    check_store,
     settings_for,
 )
 from ace_lab.cli_commands.errors import RunFailed, UsageError
@@ -90,10 +91,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError("the free-text question is empty")
     settings = settings_for(args.model)
     pick_question(args.dataset, args.n, args.question_id, args.text, args.seed, settings.data_dir)
-    tokens = corpus_tokens(args.dataset, args.n, args.seed, settings.data_dir)
-    if warning := whole_corpus_warning(tokens):
-        print(f"ace-lab: warning: {warning}", file=sys.stderr)
     check_endpoint(settings)
+    check_store(settings, [args.method])
     asked = ask(
         args.method,
         args.dataset,
@@ -118,6 +117,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.details is not None:
         print(f"details:  {answer.details.line()}")
     print(f"cost:     {cost_line(answer)}")
+    # after the answer, so an error stays one line on stderr
+    if warning := whole_corpus_warning(
+        corpus_tokens(args.dataset, args.n, args.seed, settings.data_dir)
+    ):
+        print(f"warning:  {warning}")
     return 0
 
 
@@ -212,6 +216,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(estimate_text(table))
         return 0
     check_endpoint(settings)
+    check_store(settings, args.methods)
     study = args.study
     if questions is not None and study is None:
         study = f"{sl.slice_id}-{Path(args.questions).stem}"  # never mixed with the slice's

@@ -117,6 +117,18 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
 
+def check_store(settings: Settings, methods: Iterable[str]) -> None:
+    """That the graph store setting names a known backend, when one of ``methods`` reads the
+    graph through Cypher (its spec's ``needs_store``): a bad URL fails here, in one line,
+    rather than when that method's first question starts the store, after the others ran."""
+    from ace_lab.registry import spec
+
+    if any(spec(name).needs_store for name in methods):
+        from ace_lab.graph.store.url import parse_store_url
+
+        parse_store_url(settings.graph.store)
+
+
 def check_endpoint(settings: Settings) -> None:
     """That a remote LLM endpoint names a model and accepts connections (nothing to check for
     the local tier).

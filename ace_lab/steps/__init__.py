@@ -167,9 +167,4 @@ class AnswerDetails(StepPayload):
         return {}
 
 
-def payload_line(payload: StepPayload | None) -> str:
-    """The payload's one line, or "" for a step that recorded none."""
-    return "" if payload is None else payload.line()
-
-
 from ace_lab.steps import ace, arc, chooser, mosaic  # noqa: E402,F401  (registers the method payloads)

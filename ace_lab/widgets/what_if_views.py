@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -87,11 +86,6 @@ def iframe(view: GraphView, height: int | None = None) -> str:
     height = frame_height(view) if height is None else height
     style = f"width:100%;height:{height}px;border:1px solid #ddd"
     return f'<iframe class="ace-what-if-graph" style="{style}" srcdoc="{page}"></iframe>'
-
-
-def save_change_view(view: GraphView, name: str, figures_dir: Path | str) -> Path:
-    """Write the change subgraph as a self-contained page (the form shown without widgets)."""
-    return viz.save_html(view, name, figures_dir)
 
 
 def probe_html(probe: Probe) -> str:

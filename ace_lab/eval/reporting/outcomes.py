@@ -9,7 +9,6 @@ answer; a method never scored there has no accuracy and is left out).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,11 +138,3 @@ def method_points(frame: pd.DataFrame) -> pd.DataFrame:
         }
     ).reset_index()
     return points[points["n"] == n].reset_index(drop=True)
-
-
-def manifest_n(results_dir: Path | str, chosen: ChooserSlice) -> int | None:
-    """The slice's question count from its manifest (None without one)."""
-    path = Path(results_dir) / chosen.study / "manifest.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8")).get("n")
