@@ -16,6 +16,7 @@ from ace_lab.cli_commands.checks import (
     check_endpoint,
     check_method,
     check_methods,
+    check_store,
     settings_for,
 )
 from ace_lab.cli_commands.errors import RunFailed, UsageError
@@ -91,6 +92,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     settings = settings_for(args.model)
     pick_question(args.dataset, args.n, args.question_id, args.text, args.seed, settings.data_dir)
     check_endpoint(settings)
+    check_store(settings, [args.method])
     asked = ask(
         args.method,
         args.dataset,
@@ -214,6 +216,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(estimate_text(table))
         return 0
     check_endpoint(settings)
+    check_store(settings, args.methods)
     study = args.study
     if questions is not None and study is None:
         study = f"{sl.slice_id}-{Path(args.questions).stem}"  # never mixed with the slice's
