@@ -39,7 +39,7 @@ def test_rows_cells_and_a_missing_slice():
     assert naive["B cov"] == ""  # no evidence-only run there: empty, not zero
     assert mosaic["B F1"] == "" and mosaic["note"] == "no run on B; own contexts"
     assert mosaic["A cov"].startswith("0.500")  # its answered contexts stand in
-    assert naive["context tokens"] == 100 and naive["input tokens"] == 150
+    assert naive["context tokens"] == "100" and naive["input tokens"] == "150"
     assert set(points["metric"]) == {"F1", "cov"} and (points["low"] <= points["mean"]).all()
 
 
@@ -47,9 +47,11 @@ def test_verdict_words_read_the_verdict_table(tmp_path):
     path = tmp_path / "verdicts.csv"
     pd.DataFrame(
         [
-            {"A": "x", "claim": "X wins", "verdict": "supported"},
-            {"A": "x", "claim": "later", "verdict": "no"},
+            {"A": "x", "claim": "X wins", "verdict": "supported", "slices": "S, T"},
+            {"A": "x", "claim": "later", "verdict": "no", "slices": "S"},
         ]
     ).to_csv(path, index=False)
     assert verdict_words(path) == {"x": "supported (X wins)"}
+    assert verdict_words(path, ["T"]) == {"x": "supported (X wins)"}
+    assert verdict_words(path, ["U"]) == {}
     assert verdict_words(tmp_path / "none.csv") == {}
