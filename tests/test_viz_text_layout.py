@@ -53,3 +53,21 @@ def test_only_painted_texts_count():
     plt.close(fig)
     assert "shown" in shown and "outside the view" not in shown
     assert "hidden" not in shown and "   " not in shown
+
+
+def test_a_legend_that_sticks_out_past_two_columns_is_found():
+    fig, ax = paper_figure(2, 2.0)
+    for i in range(4):
+        ax.plot([0, 1], [i, i], label=f"a long legend entry number {i}")
+    fig.legend(loc="lower center", bbox_to_anchor=(0.5, -0.3), ncols=4)
+    problems = layout_problems(fig)
+    plt.close(fig)
+    assert any("as saved" in p for p in problems)
+
+
+def test_a_closed_figure_is_still_checked():
+    fig, ax = paper_figure(1)
+    ax.text(0.5, 0.5, "n=0")
+    ax.text(0.505, 0.5, "n=0")
+    plt.close(fig)  # as a report does right after saving
+    assert layout_problems(fig) == ["'n=0' overlaps 'n=0'"]

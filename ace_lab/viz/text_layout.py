@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import matplotlib.pyplot as plt
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
@@ -42,6 +43,8 @@ def _recording(drawn: list[tuple[Text, Bbox]]) -> Iterator[None]:
 
 def drawn_texts(fig: plt.Figure) -> list[tuple[Text, Bbox]]:
     """Every non-empty text ``fig`` paints, with its box in canvas pixels, in drawing order."""
+    if not isinstance(fig.canvas, FigureCanvasAgg):  # a closed pyplot figure draws nothing
+        FigureCanvasAgg(fig)
     drawn: list[tuple[Text, Bbox]] = []
     with _recording(drawn):
         fig.canvas.draw()
@@ -67,12 +70,19 @@ def _overlapping(drawn: list[tuple[Text, Bbox]]) -> Iterator[tuple[Text, Text]]:
 
 def layout_problems(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> list[str]:
     """What keeps ``fig`` from going into a paper as it is, one line each: overlapping texts,
-    texts under ``min_pt`` points, a canvas wider than two columns (empty when none)."""
+    texts under ``min_pt`` points, a canvas or a saved (tight) figure wider than two columns
+    (empty when none)."""
     problems = []
     width = fig.get_size_inches()[0]
     if width > DOUBLE_COLUMN + 1e-6:
         problems.append(f"{width:.2f} in wide (a paper's two columns are {DOUBLE_COLUMN} in)")
     drawn = drawn_texts(fig)
+    # what is saved is the tight box around everything drawn (a legend outside the axes too)
+    saved = fig.get_tightbbox(fig.canvas.get_renderer()).width
+    if saved > DOUBLE_COLUMN + 1e-6:
+        problems.append(
+            f"{saved:.2f} in wide as saved (a paper's two columns are {DOUBLE_COLUMN} in)"
+        )
     for text, _ in drawn:
         if text.get_fontsize() < min_pt - 1e-6:
             problems.append(f"{_shown(text)} at {text.get_fontsize():g} pt (under {min_pt:g})")

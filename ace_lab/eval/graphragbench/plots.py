@@ -101,5 +101,5 @@ def grb_figure(
     name = f"{dataset_name(title)} · " if title else ""
     ax.set_title(f"{name}{label}, mean [95 % CI]\n({models})")
     # below the axes: bars near 1.0 (summaries) would sit under a legend inside them
-    fig.legend(loc="outside lower center", ncols=min(len(order), 4), frameon=False)
+    fig.legend(loc="outside lower center", ncols=min(len(order), 3), frameon=False)
     return fig
