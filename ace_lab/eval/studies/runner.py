@@ -52,6 +52,7 @@ from ace_lab.llm import LLM, get_llm
 from ace_lab.llm.inflight import default_concurrency
 from ace_lab.methods.generate import Task, evidence_only
 from ace_lab.registry import graph_family, make_method
+from ace_lab.registry.names import record_spelling
 from ace_lab.retrieval import RetrievalGraph
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,7 @@ def run(
     if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     settings = settings or load_settings()
+    method = record_spelling(method)  # mosaic/ace-full and mosaic>ace-full: one record file
     task = task or default_task(dataset)  # type: ignore[assignment]  # a registry task
     sl = load_slice(dataset, n, seed=seed, data_dir=settings.data_dir)
     llm = llm or get_llm(settings)
