@@ -40,7 +40,11 @@ VARIANTS = (
         "one fixed ACE policy, its steps joined by +: gap, depth, breadth, "
         "prune (ace-fixed:gap+depth, also written ace/gap+depth)",
     ),
-    ("<ace method>:b<tokens>", "ACE adapting its context to another token budget (ace-full:b1500)"),
+    (
+        "<method>:b<tokens>",
+        "any method with its final context capped at that many tokens, the last + token of "
+        "a variant (naive:b600, mosaic-fixed:wide+b600, arcrag:strict+r1p1+b600, ace-full:b1500)",
+    ),
     (
         "<ace method>@<backbone>",
         "ACE over another backbone: hirag (default), graphrag (ace-full@graphrag)",
