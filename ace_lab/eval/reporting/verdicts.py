@@ -113,7 +113,11 @@ def _row(claim: Claim, found: ClaimValues | None) -> dict[str, object]:
         "high": paired.high,
         "p": paired.p_value,
         "mde": min_detectable_difference(sd, len(d)),
-        "n_for_0.05": pairs_needed(sd),
+        # a cost is counted in its own units (tokens, paths): a 0.05 difference means nothing
+        "n_for_0.05": pairs_needed(sd) if claim.kind != "fewer" else math.nan,
+        "note": "; ".join(
+            filter(None, ["Δ = B − A: what A saves" if claim.kind == "fewer" else "", found.note])
+        ),
     }
 
 
