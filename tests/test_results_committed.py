@@ -34,12 +34,14 @@ from ace_lab.ace.report import composition as ace_composition
 from ace_lab.ace.report import tables as ace_tables
 from ace_lab.arc.report import results as arc_results
 from ace_lab.arc.report.families import family_table
+from ace_lab.cli_commands.liveness import study_liveness
 from ace_lab.cli_commands.verdicts import VERDICTS, all_claims
 from ace_lab.config import load_settings
 from ace_lab.data import DataError, load_slice
 from ace_lab.eval import judging
 from ace_lab.eval.graphragbench import store as graphragbench_store
 from ace_lab.eval.judging import semantic
+from ace_lab.eval.liveness import write_liveness
 from ace_lab.eval.metrics.context_stats import with_context
 from ace_lab.eval.reporting import pooled as pooling
 from ace_lab.eval.reporting import revisions, tables
@@ -50,7 +52,7 @@ from ace_lab.eval.reporting.budget_report import (
     study_task,
     sweep_metrics,
 )
-from ace_lab.eval.reporting.docs_numbers import main_table_markdown
+from ace_lab.eval.reporting.docs_numbers import main_table_markdown, study_records
 from ace_lab.eval.reporting.export import export_table, markdown_section
 from ace_lab.eval.reporting.headline import TASKS, task_table
 from ace_lab.eval.reporting.report import StudyReport
@@ -278,6 +280,12 @@ def headline_report() -> Tables:
 
 
 @cache
+def liveness_report(study: str) -> Tables:
+    """``ace-lab liveness``: a study's ``liveness`` (how often each decision took each value)."""
+    return {f"{study}/liveness": study_liveness(study_records(RESULTS, study))}
+
+
+@cache
 def verdicts_report() -> Tables:
     """``ace-lab verdicts``: the verdict on each claim of every method report."""
     return {VERDICTS: verdict_markdown(verdict_table(all_claims(), RESULTS))}
@@ -325,11 +333,15 @@ PRODUCERS: dict[str, tuple[str, Callable[[str], Tables]]] = {
     "<study>/budget_auc": (BUDGET_COMMAND, budget_report),
     POWER_TABLE: (BUDGET_COMMAND, _notebook(power_report)),
     VERDICTS: ("ace-lab verdicts", _notebook(verdicts_report)),
+    "<study>/liveness": ("ace-lab liveness", liveness_report),
     **{task.name: (HEADLINE_COMMAND, _notebook(headline_report)) for task in TASKS},
 }
 
 
 # ---------------------------------------------------------------------------------- the test
+#: Tables written by their own writer (not csv/md/tex by ``export_table``): key → writer.
+OWN_WRITERS = {"<study>/liveness": write_liveness}
+
 #: Folders whose tables another test remakes from their own records (not csv/md/tex triples).
 OWN_CHECK = {
     "router": "tests/test_bench_router_accuracy.py",
@@ -385,7 +397,8 @@ def test_committed_table_is_what_its_producer_makes(stem, tmp_path):
     who, remake = PRODUCERS[key]
     made = remake(study)
     assert stem in made, f"results/{stem}: {who} does not make it (stale, or not in its studies)"
-    paths = export_table(made[stem], Path(stem).name, tmp_path)
+    writer = OWN_WRITERS.get(key, lambda t, d: export_table(t, Path(stem).name, d))
+    paths = writer(made[stem], tmp_path)
     for suffix in SUFFIXES:
         committed = RESULTS / f"{stem}{suffix}"
         if committed.is_file():
@@ -411,7 +424,7 @@ def test_the_producer_map_names_real_producers_and_finds_keys():
     assert {who for who, _ in PRODUCERS.values()} == {
         "notebook 04", "notebook 06", "notebook 07", "notebook 08", "ace-lab report --export",
         "python -m ace_lab.mosaic.report", "python -m ace_lab.ace.report.composition",
-        BUDGET_COMMAND, "ace-lab verdicts", HEADLINE_COMMAND,
+        BUDGET_COMMAND, "ace-lab verdicts", HEADLINE_COMMAND, "ace-lab liveness",
     }  # fmt: skip
 
 
