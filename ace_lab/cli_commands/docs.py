@@ -49,12 +49,13 @@ def figures() -> dict[str, Figure]:
         docs_judges,
         docs_preferences,
         docs_serving,
+        docs_verdicts,
     )
     from ace_lab.eval.reporting.docs_numbers import FIGURES
     from ace_lab.registry import METHODS, spec
 
     known = FIGURES | docs_grb.FIGURES | docs_judges.FIGURES | docs_preferences.FIGURES
-    known |= docs_data.FIGURES | docs_serving.FIGURES | liveness.FIGURES
+    known |= docs_data.FIGURES | docs_serving.FIGURES | liveness.FIGURES | docs_verdicts.FIGURES
     reports = dict.fromkeys(spec(name).report for name in METHODS)
     for report in filter(None, reports):
         if find_spec(f"{report}.docs") is not None:
