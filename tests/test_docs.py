@@ -30,6 +30,7 @@ NOT_RESULTS = (
     r"\d-core",  # the machine the defaults are sized for
     r"includes 0|excludes it",  # a paired interval against zero
     r"\(2 for a\s+usage error\)",  # an exit status
+    r"power 0\.8|difference of 0\.05|p below 0\.05|minus 0\.05|interval above 0",  # test settings
     r"slice n = \d+ \(seed \d+\)",  # a study's name
     r"the paper's \d+-document",  # the paper's data set
     r"near 0\.5",  # a win rate's no-preference value

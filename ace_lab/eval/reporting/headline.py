@@ -172,7 +172,7 @@ MULTIHOP_QA = Task(
 )
 #: GraphRAG-Bench: its judged Answer Correctness is uninformative with the local judge (its
 #: calibration, docs/results.md), so the table reads the reader's token F1 against the gold
-#: sentences and the evidence recall of the gold chunks, neither of which needs a judge.
+#: sentences and the passage recall of the gold chunks, neither of which needs a judge.
 GRAPHRAG_BENCH = Task(
     "headline_graphragbench",
     "GraphRAG-Bench",
@@ -191,7 +191,7 @@ GRAPHRAG_BENCH = Task(
         CoreMethod("mosaic", "mosaic:b1500"),
     ),
     ("f1", "token F1"),
-    ("passage_recall", "evidence recall"),
+    ("passage_recall", "passage recall"),
 )
 TASKS: tuple[Task, ...] = (MULTIHOP_QA, GRAPHRAG_BENCH)
 
