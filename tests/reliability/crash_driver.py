@@ -75,13 +75,20 @@ def hashed_layers() -> Iterator[None]:
         layers.embed = original
 
 
+def default_user_model_dir() -> Path:
+    """The model folder without ``ACE_LAB_CACHE_DIR`` (``$XDG_CACHE_HOME/ace_lab/models``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ace_lab" / "models"
+
+
 def work_settings(work: Path) -> Settings:
     """The smoke tier (never started: the client is scripted), every path under ``work``."""
     base = load_settings()
     return Settings(
         data_dir=base.data_dir,
         cache_dir=work / "cache",
-        model_dir=base.model_dir,
+        # the user's model folder, not one under ACE_LAB_CACHE_DIR (which a worker sets): the
+        # model's identity, part of every archived response's key, must not depend on it
+        model_dir=default_user_model_dir(),
         results_dir=work / "results",
         figures_dir=work / "figures",
         graphs_dir=work / "graphs",
