@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
+
+from tests.devtools import chromium, free_port, stop, wait
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "ace-lab-browser-test"
@@ -34,42 +33,6 @@ START_S, FIRST_ANSWER_S, CHANGED_S = 900, 900, 600
 pytestmark = pytest.mark.browser
 #: The notebook's kernel (JupyterLab asks which kernel to start when a notebook names none).
 KERNEL = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
-
-
-def _chromium() -> str:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium is not installed (.ci/run installs it: apt-get install chromium)")
-    return browser
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait(what: str, timeout_s: float, probe: Callable[[], Any]) -> Any:
-    """``probe()``'s first truthy value within ``timeout_s``; a clear failure otherwise."""
-    deadline, last = time.monotonic() + timeout_s, None
-    while time.monotonic() < deadline:
-        try:
-            last = probe()
-        except (OSError, ValueError) as exc:  # not up yet
-            last = exc
-        if last and not isinstance(last, Exception):
-            return last
-        time.sleep(0.5)
-    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what} (last: {last!r})")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @pytest.fixture
@@ -90,7 +53,7 @@ def lab(tmp_path: Path) -> Iterator[str]:
         "JUPYTER_CONFIG_DIR": str(tmp_path / "jc"),
     }
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             sys.executable,
@@ -111,14 +74,14 @@ def lab(tmp_path: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait(
+        wait(
             "JupyterLab",
             START_S,
             lambda: urllib.request.urlopen(f"{base}/api/status?token={TOKEN}").status == 200,
         )
         yield f"{base}/lab/tree/panel.ipynb?token={TOKEN}"
     finally:
-        _stop(server)
+        stop(server)
 
 
 class Page:
@@ -159,7 +122,7 @@ def page(lab: str, tmp_path: Path) -> Iterator[Page]:
     profile = tmp_path / "profile"
     browser = subprocess.Popen(
         [
-            _chromium(),
+            chromium(),
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
@@ -176,7 +139,7 @@ def page(lab: str, tmp_path: Path) -> Iterator[Page]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        port = _wait(
+        port = wait(
             "Chromium's DevTools port",
             START_S,
             lambda: (profile / "DevToolsActivePort").read_text().split()[0],
@@ -187,11 +150,11 @@ def page(lab: str, tmp_path: Path) -> Iterator[Page]:
                 pages = [t for t in json.load(reply) if t.get("type") == "page"]
             return pages[0]["webSocketDebuggerUrl"] if pages else None
 
-        tab = Page(_wait("a page target", START_S, target))
+        tab = Page(wait("a page target", START_S, target))
         yield tab
         tab.ws.close()
     finally:
-        _stop(browser)
+        stop(browser)
 
 
 ANSWER = "document.querySelector('.ace-what-if-answer')?.innerText || ''"
@@ -207,12 +170,12 @@ DEPTH_HANDLE = """(() => {
 
 
 def test_moving_a_slider_reanswers_in_jupyterlab(page: Page):
-    _wait(
+    wait(
         "JupyterLab's notebook",
         START_S,
         lambda: page.eval("!!(window.jupyterapp && document.querySelector('.jp-Notebook'))"),
     )
-    _wait(
+    wait(
         "the kernel",
         START_S,
         lambda: page.eval(
@@ -223,15 +186,15 @@ def test_moving_a_slider_reanswers_in_jupyterlab(page: Page):
     )
     # not awaited: the command's promise settles only when the cell has run
     page.eval("void window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    first = _wait(
+    first = wait(
         "the first answer",
         FIRST_ANSWER_S,
         lambda: "12x3" in page.eval(ANSWER) and page.eval(ANSWER),
     )
     assert "mosaic-budget-matched:12x3" in first and "F1" in first
-    _wait("the depth slider", CHANGED_S, lambda: page.eval(DEPTH_HANDLE))
+    wait("the depth slider", CHANGED_S, lambda: page.eval(DEPTH_HANDLE))
     page.key("ArrowLeft", 37)  # depth 3 → 2, as a person would move it
-    changed = _wait(
+    changed = wait(
         "the answer under the new depth",
         CHANGED_S,
         lambda: "12x2" in page.eval(ANSWER) and page.eval(ANSWER),
