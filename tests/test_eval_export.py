@@ -22,8 +22,8 @@ def test_export_writes_csv_md_and_tex(tmp_path, monkeypatch):
     assert {p.name for p in paths.values()} == {"main_table.csv", "main_table.md", "main_table.tex"}
     assert pd.read_csv(paths["csv"])["EM"].tolist() == pytest.approx([2 / 6, 4 / 6])
     md = paths["md"].read_text().splitlines()
-    assert md[0].startswith("| method | n | EM |") and md[1].startswith("| --- | ---: |")
-    assert "| hirag | 6 | 0.333 |" in md[2]
+    assert md[0].startswith("| method | n | reader | EM |") and md[1].startswith("| --- | ---: |")
+    assert "| hirag | 6 |  | 0.333 |" in md[2]  # synthetic records name no reader
     assert paths["md"].read_text() == to_markdown(table) + "\n"
     tex = paths["tex"].read_text()
     assert "\\begin{tabular}" in tex and "EM [95\\% CI]" in tex and "EM\\_low" in tex

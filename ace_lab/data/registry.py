@@ -273,9 +273,12 @@ def default_task(name: str) -> str:
 
 def list_datasets(data_dir: Path | None = None) -> list[str]:
     """Names of the sets present on this machine, in :data:`DATASETS` order (toy always), then
-    the registered user corpora by name."""
-    return [
+    the pooled views of present sets (a view reads its set's files), then the registered user
+    corpora by name."""
+    present = [
         name
         for name, spec in DATASETS.items()
         if (dataset_dir(spec, data_dir) / spec.question_files[0]).is_file()
-    ] + registered_corpora()
+    ]
+    views = [name for name in POOLED_SETS if pooled_base(name) in present]
+    return present + views + registered_corpora()
