@@ -18,11 +18,18 @@ from ace_lab.eval.reporting.docs_numbers import loose_numbers, parts, stale_part
 
 REPO = Path(__file__).resolve().parents[1]
 #: Documents that may hold no hand-typed number.
-STRICT = ("README.md", "docs/results.md", "results/ultradomain_mix-n8-s0/README.md")
+STRICT = (
+    "README.md",
+    "docs/results.md",
+    "results/ultradomain_mix-n8-s0/README.md",
+    "results/hotpotqa_dev_sample200-n20-s0/README.md",
+    "results/hotpotqa_dev_sample200-n20-s0-cold/README.md",
+    "results/musique_dev_sample292-n10-s0/README.md",
+    "results/router_qfs/README.md",
+)
 #: Phrases whose numbers are names, settings or the paper's table numbers, not results.
 NOT_RESULTS = (
-    r"[Nn]otebooks? \d\d(?:['’]s)?(?: and \d\d)?",  # notebook names
-    r"notebooks\n?\d\d–\d\d",
+    r"[Nn]otebooks?\s\d\d(?:['’]s)?(?:(?: and |–)\d\d)?",  # notebook names (06–08: a range)
     r"section \d",  # a notebook's section
     r"Table \d+",  # the paper's tables
     r"95 %",  # the confidence level of every interval

@@ -53,6 +53,19 @@ def test_question_types_are_counted_most_first(results):
         FIGURES["question_types"](results, ("toy-n4-s0", "hirag"))
 
 
+def test_hops_are_counted_from_musique_types_fewest_first(results):
+    study = results / "toy-hops"
+    study.mkdir()
+    kinds = ["3hop1", "2hop", "4hop2", "2hop", "3hop2"]
+    lines = [json.dumps(result_record("naive", i, type=k)) for i, k in enumerate(kinds)]
+    (study / "naive.jsonl").write_text("\n".join(lines) + "\n")
+    assert FIGURES["hops"](results, ("toy-hops", "naive")) == (
+        "2 two-hop, 2 three-hop and 1 four-hop"
+    )
+    with pytest.raises(DocsError, match="type 'Fact_Retrieval', no hops"):
+        FIGURES["hops"](results, ("toy-n4-s0", "naive"))
+
+
 def test_the_committed_medical_build_is_what_its_readme_says():
     results = REPO / "results"
     build = "graphragbench_medical-n20-s0/hierarchical/qwen1.5b"

@@ -28,6 +28,9 @@ DOCUMENTS = (
     "results/router/README.md",
     "results/ultradomain_mix-n8-s0/README.md",
     "results/hotpotqa_dev_sample200-n20-s0/README.md",
+    "results/hotpotqa_dev_sample200-n20-s0-cold/README.md",
+    "results/musique_dev_sample292-n10-s0/README.md",
+    "results/router_qfs/README.md",
     "results/graphragbench_medical-n20-s0/README.md",
     "results/graphragbench_novel-n20-s0/README.md",
     "results/2wikimultihopqa_hipporag1000-n20-s0/README.md",
@@ -36,7 +39,8 @@ DOCUMENTS = (
 
 def figures() -> dict[str, Figure]:
     """Every figure kind: the generic ones, GraphRAG-Bench's tables, the judges behind committed
-    verdicts (:mod:`ace_lab.eval.reporting.docs_judges`), the mechanism liveness
+    verdicts (:mod:`ace_lab.eval.reporting.docs_judges`), the facts of a study's slice, graph,
+    records and manifest (``docs_data``, ``docs_records``), the mechanism liveness
     tables (:mod:`ace_lab.cli_commands.liveness`) and those of each method report that has a
     ``docs`` module (``<report>.docs.FIGURES``; the registry names the reports)."""
     from importlib import import_module
@@ -48,6 +52,7 @@ def figures() -> dict[str, Figure]:
         docs_grb,
         docs_judges,
         docs_preferences,
+        docs_records,
         docs_serving,
         docs_verdicts,
     )
@@ -56,6 +61,7 @@ def figures() -> dict[str, Figure]:
 
     known = FIGURES | docs_grb.FIGURES | docs_judges.FIGURES | docs_preferences.FIGURES
     known |= docs_data.FIGURES | docs_serving.FIGURES | liveness.FIGURES | docs_verdicts.FIGURES
+    known |= docs_records.FIGURES
     reports = dict.fromkeys(spec(name).report for name in METHODS)
     for report in filter(None, reports):
         if find_spec(f"{report}.docs") is not None:

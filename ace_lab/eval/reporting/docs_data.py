@@ -6,6 +6,7 @@ from the study's records."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,4 +51,32 @@ def question_types_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return ", ".join(f"{n} {str(kind).replace('_', ' ')}" for kind, n in ordered)
 
 
-FIGURES: dict[str, Figure] = {"graph": graph_figure, "question_types": question_types_figure}
+#: A MuSiQue question type: its hop count, then the decomposition's shape (``3hop1``, ``4hop2``).
+HOP_TYPE = re.compile(r"(\d+)hop")
+HOP_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def hops_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``hops STUDY METHOD``: the slice's questions per hop count (MuSiQue's types ``2hop``,
+    ``3hop1``, ...), fewest hops first, as a method answered them: ``7 two-hop, 1 three-hop and
+    2 four-hop``."""
+    study, method = args
+    records = study_records(Path(results_dir), study)
+    rows = records[records["method"] == method].drop_duplicates("id")
+    if rows.empty:
+        raise DocsError(f"no records of {method!r} in study {study!r}")
+    counts: dict[int, int] = {}
+    for kind in rows["type"]:
+        match = HOP_TYPE.match(str(kind))
+        if match is None:
+            raise DocsError(f"{study}: {method!r} answered a question of type {kind!r}, no hops")
+        counts[int(match[1])] = counts.get(int(match[1]), 0) + 1
+    shown = [f"{n} {HOP_WORDS.get(h, str(h))}-hop" for h, n in sorted(counts.items())]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + f" and {shown[-1]}"
+
+
+FIGURES: dict[str, Figure] = {
+    "graph": graph_figure,
+    "question_types": question_types_figure,
+    "hops": hops_figure,
+}

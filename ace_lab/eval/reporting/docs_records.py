@@ -1,0 +1,112 @@
+"""Facts read off a study's records and manifest for its README: figure kinds of
+:mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`). How many questions some methods
+answered, at which slice positions a method's records hold a value (which questions were served
+from the response cache), on how many questions two runs built the same context, and on which day
+methods ran, so a README's "all 20 questions", "questions 11–20" or "rerun on ..." is computed,
+never typed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure, study_records
+from ace_lab.eval.reporting.tables import method_rows
+from ace_lab.eval.studies.study import MANIFEST
+
+
+def _rows(results_dir: Path, study: str, method: str) -> pd.DataFrame:
+    rows = method_rows(study_records(Path(results_dir), study), method)
+    if rows.empty:
+        raise DocsError(f"no records of {method!r} in study {study!r}")
+    return rows
+
+
+def questions_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``questions STUDY METHOD...``: how many questions each named method answered, one number
+    for all; a :class:`DocsError` where they differ, so a sentence such as "all 20 questions,
+    every method" cannot outlive a method that answered fewer."""
+    study, *methods = args
+    counts = {method: _rows(results_dir, study, method)["id"].nunique() for method in methods}
+    if len(set(counts.values())) != 1:
+        raise DocsError(f"{study}: the methods answered different numbers of questions: {counts}")
+    return str(counts[methods[0]])
+
+
+def position_ranges(positions: list[int]) -> str:
+    """Sorted whole numbers as runs: ``1–10``, ``1–3, 5``."""
+    runs: list[list[int]] = []
+    for position in sorted(set(positions)):
+        if runs and position == runs[-1][-1] + 1:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def _matches(column: pd.Series, value: str) -> pd.Series:
+    """Where ``column`` equals ``value``: as numbers where ``value`` is one, else as text."""
+    try:
+        return pd.to_numeric(column, errors="coerce") == float(value)
+    except ValueError:
+        return column.astype(str) == value
+
+
+def positions_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``positions STUDY METHOD [COLUMN=VALUE]``: the slice positions (counted from 1) of the
+    method's questions, or of those whose record's COLUMN equals VALUE (``cache_hits=0``,
+    ``model_calls=0``), as :func:`position_ranges`."""
+    study, method, *condition = args
+    rows = _rows(results_dir, study, method)
+    for column, _, value in (c.partition("=") for c in condition):
+        if column not in rows:
+            raise DocsError(f"{study}: the records of {method!r} have no {column!r}")
+        rows = rows[_matches(rows[column], value)]
+    if rows.empty:
+        raise DocsError(f"{study}: no record of {method!r} has {' '.join(condition)}")
+    return position_ranges([int(p) + 1 for p in rows["position"]])
+
+
+def _pieces(context_ids: object) -> set[str]:
+    """A record's context pieces; none where it holds no list (a failed question)."""
+    return set(context_ids) if isinstance(context_ids, list | tuple) else set()
+
+
+def same_contexts_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``same_contexts STUDY_A METHOD_A STUDY_B METHOD_B``: ``k of n``, the questions both runs
+    answered whose contexts hold the same pieces (``context_ids``, in any order)."""
+    study_a, method_a, study_b, method_b = args
+    a = _rows(results_dir, study_a, method_a).set_index("id")["context_ids"]
+    b = _rows(results_dir, study_b, method_b).set_index("id")["context_ids"]
+    ids = a.index.intersection(b.index)
+    same = sum(_pieces(a.loc[i]) == _pieces(b.loc[i]) for i in ids)
+    return f"{same} of {len(ids)}"
+
+
+def run_date_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``run_date STUDY METHOD...``: the day (UTC) the named methods' last runs started, from
+    the study's ``manifest.json``: one date where all agree, else each (``2026-11-30 and
+    2026-12-01``)."""
+    study, *methods = args
+    path = Path(results_dir) / STUDIES.get(study, study) / MANIFEST
+    if not path.is_file():
+        raise DocsError(f"no {path}")
+    entries = json.loads(path.read_text(encoding="utf-8")).get("methods", {})
+    days = set()
+    for method in methods:
+        if method not in entries:
+            raise DocsError(f"{path}: no method {method!r}")
+        entry = entries[method]
+        days.add(str((entry.get("last_run") or {}).get("started") or entry["started"])[:10])
+    ordered = sorted(days)
+    return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + f" and {ordered[-1]}"
+
+
+FIGURES: dict[str, Figure] = {
+    "questions": questions_figure,
+    "positions": positions_figure,
+    "same_contexts": same_contexts_figure,
+    "run_date": run_date_figure,
+}
