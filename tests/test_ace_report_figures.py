@@ -71,3 +71,19 @@ def test_ablation_plot_places_rows_only_one_study_has():
     more = tables.ablation_report(pd.concat([df, extra]), "ace-full", ["ace-wo-gap"])
     fig = figures.ablation_plot([Panel("a", "m", plain), Panel("b", "m", more)])
     assert _labels(fig.axes[0]) == [*map(display_name, plain["method"]), "Full-ACE (B=1500)"]
+
+
+def test_shuffled_routers_are_named_after_their_runs_by_display_name():
+    df = synthetic_results()
+    fewshot = df[df["method"] == "ace-adaptive"].assign(method="ace-adaptive-fewshot")
+    runs = ["ace-adaptive", "ace-adaptive-fewshot"]
+    table = tables.ablation_report(pd.concat([df, fewshot]), "ace-full", ["ace-wo-gap"], runs)
+    assert "shuffled router (ace-adaptive-fewshot)" in set(table["method"])  # ids stay keys
+    fig = figures.ablation_plot([Panel("toy", "m", table)], adaptive=runs)
+    labels = _labels(fig.axes[0])
+    assert "shuffled router of Adaptive-ACE" in labels
+    assert "shuffled router of Adaptive-ACE (few-shot)" in labels
+    assert not [label for label in labels if "ace-adaptive" in label]
+    assert figures.row_name("shuffled router") == "shuffled router"
+    assert figures.row_name("oracle best fixed") == "oracle best fixed"
+    assert layout_problems(fig) == []

@@ -35,9 +35,7 @@ DRAWN_ELSEWHERE: dict[str, str] = {
     "04_interface": "a pyvis view's picture from an answer notebook 04 replays",
     "04_witness": "a pyvis view's picture from an answer notebook 04 replays",
     "05_exploration": "a pyvis view's picture from an answer notebook 05 replays",
-    "05_policy_distribution": "MOSAIC slice runs notebook 05 replays",
     "05_stopping_curve": "MOSAIC slice runs notebook 05 replays",
-    "05_effort_vs_wide": "MOSAIC slice runs notebook 05 replays",
 }
 
 
@@ -106,6 +104,36 @@ def _router() -> Iterator[tuple[str, plt.Figure]]:
     changes = {_study(s)[0]: _table(s, "08_f1_change_by_topology") for s in p["studies"]}
     figure = ace_report.router_figure(shares, changes, adaptive=p["adaptive"], full=p["full"])
     yield "08_router", figure
+
+
+def _mosaic_policies() -> Iterator[tuple[str, plt.Figure]]:
+    from dataclasses import replace
+
+    from ace_lab.config import load_settings
+    from ace_lab.data import load_slice
+    from ace_lab.mosaic import report as mosaic_report
+
+    p = _parameters("05_mosaic_policies")
+    assert p["slice_records"] == "results"  # what the committed figures were drawn from
+    slice_ = load_slice(p["dataset"], p["n"], seed=p["seed"])
+    names = mosaic_report.with_family(p["methods"], p["family"])
+    mosaic, wide = mosaic_report.with_family(["mosaic", p["reference"]], p["family"])
+    # every method's committed slice records, as the notebook reads them: none is answered
+    # here, so no graph or model is needed (nothing is traced)
+    runs = mosaic_report.slice_runs(
+        None,
+        None,
+        slice_.questions,
+        names,
+        study=slice_.slice_id,
+        settings=replace(load_settings(tier=p["tier"]), results_dir=RESULTS),
+        models={"model": p["tier"], "graph_model": p["graph_model"]},
+        progress=None,
+    )
+    prefix = p["figure_prefix"]
+    yield f"{prefix}_policy_distribution", mosaic_report.policy_histograms(runs.records, mosaic)
+    effort = mosaic_report.effort_table(runs.records, names, reference=wide)
+    yield f"{prefix}_effort_vs_wide", mosaic_report.effort_figure(effort)
 
 
 def _chooser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[str, plt.Figure]]:
@@ -179,6 +207,7 @@ DRAWERS: dict[str, Callable[..., Iterator[tuple[str, plt.Figure]]]] = {
     "GraphRAG-Bench": _graphragbench,
     "ablations": _ablations,
     "router": _router,
+    "MOSAIC policies": _mosaic_policies,
     "chooser": _chooser,
     "graph plots": _graph_plots,
     "budget sweeps": _budget_sweeps,
@@ -194,6 +223,7 @@ DRAWN: dict[str, tuple[str, ...]] = {
     ),
     "ablations": ("07_ablations",),
     "router": ("08_router",),
+    "MOSAIC policies": ("05_policy_distribution", "05_effort_vs_wide"),
     "chooser": (
         "09_chooser_curves",
         "09_pareto_hotpotqa",

@@ -55,3 +55,15 @@ def test_names_keep_clear_of_the_legend_and_of_points_to_avoid():
     (note,) = ax.texts
     assert not note.get_window_extent(renderer).overlaps(legend_box)
     plt.close(fig)
+
+
+def test_labels_that_may_go_unsaid_are_left_out_instead_of_numbered():
+    fig, ax = _axes()
+    points = [(5, 5 + 0.05 * i) for i in range(8)]
+    labels = [f"a rather long edge label {i}" for i in range(8)]
+    left_out = place_labels(ax, points, labels, numbered=False)
+    drawn = [t.get_text() for t in ax.texts]
+    assert left_out and drawn and sorted(drawn + left_out) == sorted(labels)
+    assert not any(text.isdigit() for text in drawn)
+    assert layout_problems(fig) == []
+    plt.close(fig)

@@ -5,7 +5,8 @@ A simple stand-in for adjustText (not a dependency): :func:`place_labels` tries
 :data:`OFFSETS` in turn for each label, in the order given, so the most important labels
 (first) get the closest places. A label no place fits is numbered instead: its point gets the
 number (farther out if need be, :data:`FAR`, joined by a thin line) and :func:`place_labels`
-returns the key (``"1 NaiveRAG"``) for the caller to print under the axes. Place labels after
+returns the key (``"1 NaiveRAG"``) for the caller to print under the axes; labels that can go
+unsaid (a graph's edge labels, ``numbered=False``) are left out instead. Place labels after
 the figure's layout is final (``fig.tight_layout()``): the boxes are measured in canvas pixels.
 """
 
@@ -96,10 +97,12 @@ def place_labels(
     colours: Sequence[str] | None = None,
     fontsize: float = MIN_FONT_PT,
     avoid: Sequence[tuple[float, float]] = (),
+    numbered: bool = True,
 ) -> list[str]:
     """Write ``labels[i]`` beside data point ``points[i]`` where it fits (see the module),
     clear of the points in ``avoid`` too (unnamed points, a curve's markers); return the key
-    of the labels that were numbered instead, in order (empty when all fit)."""
+    of the labels that were numbered instead, in order (empty when all fit). With
+    ``numbered=False`` a label no place fits is not drawn, and the list holds those labels."""
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -127,6 +130,9 @@ def place_labels(
             return _clear(box, inside, others)
 
         box = _place(ax, label, point, colour, fontsize, clear)
+        if box is None and not numbered:  # left out; the caller may say so
+            key.append(label)
+            continue
         if box is None:  # numbered instead; the key names it
             number = str(len(key) + 1)
             box = _place(ax, number, point, colour, fontsize, clear, OFFSETS + FAR)

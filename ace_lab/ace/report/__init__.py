@@ -39,6 +39,7 @@ from ace_lab.ace.report.tables import (
     router_confusions,
     router_distribution,
     shuffled_label,
+    shuffled_run,
     topology_methods,
     topology_runs_table,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "router_distribution",
     "router_figure",
     "shuffled_label",
+    "shuffled_run",
     "topology_methods",
     "topology_runs_table",
 ]

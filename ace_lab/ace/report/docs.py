@@ -2,7 +2,8 @@
 
 Each is a :data:`~ace_lab.eval.reporting.docs_numbers.Figure` (results directory, marker arguments
 -> text) that the docs updater adds to the generic ones, so a sentence such as "the router's labels
-match the committed runs' topologies 38 of 40 times" is computed, never typed.
+match the committed runs' topologies 38 of 40 times", "the 20 questions of each slice" or "16
+worked examples" is computed, never typed.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ace_lab.ace.report.routes import load_routes
-from ace_lab.eval.reporting.docs_numbers import Figure, study_records
+from ace_lab.ace.router import ROUTER_PROMPTS, router_messages
+from ace_lab.eval.reporting.docs_numbers import DocsError, Figure, study_records
+from ace_lab.prompts import load_prompt
 from ace_lab.eval.reporting.tables import method_rows
 
 
@@ -41,5 +44,33 @@ def route_agreement_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return f"{agree} of {compared}"
 
 
+def route_questions_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``route_questions``: how many questions ``results/router/routes.json`` routed per slice
+    and prompt, one number for all; a :class:`DocsError` where they differ, so "the 20 questions
+    of each slice, with both prompts" cannot outlive a slice routed in part."""
+    routes = load_routes(results_dir)
+    if routes.empty:
+        raise DocsError(f"no router measurement under {results_dir}")
+    counts = routes.groupby(["slice", "prompt"], sort=False)["id"].nunique()
+    if counts.nunique() != 1:
+        raise DocsError(f"routes.json routed different numbers of questions: {counts.to_dict()}")
+    return str(int(counts.iloc[0]))
+
+
+def router_examples_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``router_examples PROMPT``: how many worked examples the router prompt ``PROMPT``
+    (``paper``, ``fewshot``) sends as earlier user/assistant turns
+    (:func:`~ace_lab.ace.router.router_messages`, counted on the committed prompt file)."""
+    (prompt,) = args
+    if prompt not in ROUTER_PROMPTS:
+        raise DocsError(f"no router prompt {prompt!r}; known: {sorted(ROUTER_PROMPTS)}")
+    messages = router_messages(load_prompt(ROUTER_PROMPTS[prompt]), "?")
+    return str(sum(m["role"] == "assistant" for m in messages))
+
+
 #: ACE's figures, by marker kind.
-FIGURES: dict[str, Figure] = {"route_agreement": route_agreement_figure}
+FIGURES: dict[str, Figure] = {
+    "route_agreement": route_agreement_figure,
+    "route_questions": route_questions_figure,
+    "router_examples": router_examples_figure,
+}

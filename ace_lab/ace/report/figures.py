@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.ace.policy import TOPOLOGIES, TOPOLOGY_NAMES
-from ace_lab.ace.report.tables import adaptive_runs
+from ace_lab.ace.report.tables import adaptive_runs, shuffled_run
 from ace_lab.eval.reporting.plots import Panel, finish_panel, forest_axes, mark_missing
 from ace_lab.eval.reporting.report import placeholder
 from ace_lab.viz.names import dataset_name, display_name
@@ -23,6 +23,16 @@ from ace_lab.viz.sizes import MIN_FONT_PT, paper_figure, paper_style
 
 #: Bar colours of the router topologies (Figure 2a).
 TOPOLOGY_COLOURS = dict(zip(TOPOLOGIES, ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"], strict=True))
+
+
+def row_name(row: str) -> str:
+    """An ablation table's row as the figure names it: a run by its display name, a shuffled
+    router after the run whose labels it permutes ("shuffled router of Adaptive-ACE
+    (few-shot)"), a control as it is ("oracle best fixed")."""
+    run = shuffled_run(row)
+    if run is None:
+        return display_name(row)
+    return f"shuffled router of {display_name(run)}" if run else "shuffled router"
 
 
 @paper_style()
@@ -64,7 +74,7 @@ def ablation_plot(
         full_row = panel.table.set_index("method").loc[full]
         if not pd.isna(full_row["F1"]):
             ax.axvline(full_row["F1"], color="#333333", lw=0.8, ls="--", alpha=0.6)
-        finish_panel(ax, rows, "F1 (95% bootstrap CI)", panel.title)
+        finish_panel(ax, rows, "F1 (95% bootstrap CI)", panel.title, row_name)
     axes[0].invert_yaxis()
     return fig
 

@@ -86,6 +86,16 @@ def shuffled_label(adaptive: str, several: bool) -> str:
     return f"shuffled router ({adaptive})" if several else "shuffled router"
 
 
+def shuffled_run(row: str) -> str | None:
+    """The Adaptive-ACE run whose labels a :func:`shuffled_label` row permutes (``""`` for the
+    plain row of a table with one run); None for any other row."""
+    if row == "shuffled router":
+        return ""
+    if row.startswith("shuffled router (") and row.endswith(")"):
+        return row.removeprefix("shuffled router (")[:-1]
+    return None
+
+
 def topology_runs_table() -> pd.DataFrame:
     """Which runs can stand for each router topology's policy (either one serves)."""
     return pd.DataFrame(

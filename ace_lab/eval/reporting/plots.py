@@ -11,7 +11,7 @@ says "n/a" there instead of leaving a gap that reads as a zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import matplotlib.pyplot as plt
@@ -55,10 +55,17 @@ def forest_axes(panels: Sequence[Panel], n_rows: int) -> tuple[plt.Figure, list[
     return fig, list(axes[0])
 
 
-def finish_panel(ax: plt.Axes, rows: Sequence[str], xlabel: str, title: str) -> None:
-    """Label a forest panel: ``rows`` (ids, shown by display name) down the y-axis, scores 0–1
-    on the x-axis, a grid; ``xlabel`` under the first panel only (they share it)."""
-    ax.set_yticks(np.arange(len(rows)), [display_name(r) for r in rows])
+def finish_panel(
+    ax: plt.Axes,
+    rows: Sequence[str],
+    xlabel: str,
+    title: str,
+    name: Callable[[str], str] = display_name,
+) -> None:
+    """Label a forest panel: ``rows`` (ids, shown by ``name``: their display names) down the
+    y-axis, scores 0–1 on the x-axis, a grid; ``xlabel`` under the first panel only (they share
+    it)."""
+    ax.set_yticks(np.arange(len(rows)), [name(r) for r in rows])
     ax.set_xlim(0, 1)
     ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
     ax.set_xticks([0.25, 0.75], minor=True)

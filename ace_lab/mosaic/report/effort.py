@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.mosaic.report.policies import records_of, stats_of
+from ace_lab.viz.names import display_name
+from ace_lab.viz.sizes import FONT_PT, MIN_FONT_PT, paper_figure, paper_style
 
 #: The reference of :func:`effort_table` (the paper compares with Fixed Wide).
 REFERENCE = "mosaic-fixed:wide"
@@ -24,6 +27,8 @@ RELATIVE = (
     ("paths_evaluated", "paths_vs_ref", "paths evaluated"),
     ("evidence_retained", "evidence_vs_ref", "evidence retained"),
 )
+#: Characters of a title line (8 pt) in one column.
+TITLE_CHARS = 55
 
 
 def _mean(values: Iterable[Any]) -> float | None:
@@ -100,11 +105,12 @@ def effort_summary(table: pd.DataFrame, method: str = "mosaic") -> str:
     )
 
 
+@paper_style()
 def effort_figure(table: pd.DataFrame, title: str = "") -> plt.Figure:
-    """Horizontal bars per method: paths evaluated and evidence retained, % vs the reference
-    of :func:`effort_table` (its attrs name it)."""
-    reference = table.attrs.get("reference", "reference")
-    fig, ax = plt.subplots(figsize=(8, 0.55 * max(len(table), 1) + 1.6))
+    """Horizontal bars per method (display names), one column wide: paths evaluated and
+    evidence retained, % vs the reference of :func:`effort_table` (its attrs name it)."""
+    reference = display_name(table.attrs.get("reference", "reference"))
+    fig, ax = paper_figure(1, 0.45 * max(len(table), 1) + 1.3, layout="constrained")
     if table.empty or "paths_vs_ref" not in table:
         ax.text(0.5, 0.5, "no records", ha="center", va="center", transform=ax.transAxes)
         return fig
@@ -112,17 +118,17 @@ def effort_figure(table: pd.DataFrame, title: str = "") -> plt.Figure:
     for offset, (_, column, label) in zip((-0.2, 0.2), RELATIVE, strict=True):
         values = pd.to_numeric(table[column], errors="coerce").fillna(0.0).to_numpy()
         bars = ax.barh(ys + offset, values, 0.4, label=label)
-        ax.bar_label(bars, fmt="%+.1f %%", fontsize=7, padding=2)
-    ax.set_yticks(ys, list(table.index))
+        ax.bar_label(bars, fmt="%+.1f", padding=2, fontsize=MIN_FONT_PT)  # the axis says %
+    ax.set_yticks(ys, [display_name(m) for m in table.index])
     ax.axvline(0, color="#444444", lw=0.8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"change of the per-query mean vs {reference} (%)")
-    ax.margins(x=0.15)  # room for the bar labels
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_xlabel("change of the mean per question (%)", loc="right")  # wider than the axes
+    ax.use_sticky_edges = False  # bars stick to 0: the margin goes beyond it too
+    ax.margins(x=0.35)  # room for the bar labels beyond the bars' ends
+    # under the axes: inside, it would sit on the reference's "+0.0 %" labels
+    fig.legend(frameon=False, loc="outside lower center", ncols=len(RELATIVE))
     questions = table.attrs.get("questions", "?")
-    ax.set_title(
-        title or f"Graph-search effort relative to {reference} ({questions} questions)",
-        fontsize=10,
-    )
-    fig.tight_layout()
+    heading = title or f"Graph-search effort relative to {reference}\n({questions} questions)"
+    lines = (textwrap.wrap(line, TITLE_CHARS) for line in heading.splitlines())
+    fig.suptitle("\n".join(part for line in lines for part in line), fontsize=FONT_PT)
     return fig

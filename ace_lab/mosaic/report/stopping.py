@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
@@ -17,6 +18,7 @@ from ace_lab.evidence import Trace
 from ace_lab.mosaic.policy import GAIN_LOW, STOP_THRESHOLDS
 from ace_lab.mosaic.report.steps import payload, payloads
 from ace_lab.steps.mosaic import ExplorationChoice, ExplorationStop, TraversalDepth
+from ace_lab.viz.sizes import paper_figure, paper_style
 
 CURVE_COLUMNS = [
     "depth",
@@ -30,6 +32,8 @@ CURVE_COLUMNS = [
     "gain_low",
     "stop",
 ]
+#: Characters of a title line (9 pt) two columns wide.
+TITLE_CHARS = 100
 
 
 def stopping_curve(trace: Trace) -> pd.DataFrame:
@@ -61,13 +65,15 @@ def stopping_curve(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
 
+@paper_style()
 def stopping_figure(traces: Mapping[str, Trace], title: str = "") -> plt.Figure:
     """Gain (left) and completeness (right) per depth, one line per query (``traces``: label →
-    trace). The gain panel marks the low-gain floor; the completeness panel each query's
-    threshold (dashed, its colour); an ✕ marks the depth each query stopped at, its reason in
-    the legend below the panels."""
+    trace), two columns wide. The gain panel marks the low-gain floor; the completeness panel
+    each query's threshold (dashed, its colour); an ✕ marks the depth each query stopped at,
+    its reason in the legend below the panels."""
     rows = max(len(traces), 1)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8 + 0.22 * rows), sharex=True)
+    height = 2.4 + 0.14 * rows  # the legend below grows a line per query
+    fig, (left, right) = paper_figure(2, height, ncols=2, sharex=True, layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     depths: set[int] = set()
     for i, (label, trace) in enumerate(traces.items()):
@@ -80,8 +86,8 @@ def stopping_figure(traces: Mapping[str, Trace], title: str = "") -> plt.Figure:
         for ax, column in ((left, "gain"), (right, "completeness")):
             legend = f"{label} (stop: {reason})" if ax is right else None
             ax.plot(curve["depth"], curve[column], "o-", color=colour, label=legend)
-            ax.plot(curve["depth"].iloc[-1], curve[column].iloc[-1], "X", color=colour, ms=11)
-        right.axhline(curve["threshold"].iloc[0], color=colour, ls="--", lw=0.9)
+            ax.plot(curve["depth"].iloc[-1], curve[column].iloc[-1], "X", color=colour, ms=7)
+        right.axhline(curve["threshold"].iloc[0], color=colour, ls="--", lw=0.8)
     left.axhline(GAIN_LOW, color="#777777", ls=":", lw=1, label=f"low gain < {GAIN_LOW}")
     left.set_ylabel("novelty gain")
     right.set_ylabel("evidence completeness")
@@ -90,15 +96,14 @@ def stopping_figure(traces: Mapping[str, Trace], title: str = "") -> plt.Figure:
         ax.set_ylim(-0.02, 1.05)
         if depths:
             ax.set_xticks(sorted(depths))
-    left.legend(fontsize=8, frameon=False)
+    left.legend(frameon=False, loc="upper right")
     handles, labels = right.get_legend_handles_labels()
     if handles:  # the questions under both panels, where they hide no curve
-        fig.legend(handles, labels, loc="lower center", fontsize=8, frameon=False)
-    fig.suptitle(
-        title
-        or "Cumulative-gain stopping: stop after the minimum depth when gain is low and "
-        "completeness ≥ threshold (dashed)",
-        fontsize=10,
+        fig.legend(handles, labels, loc="outside lower center", frameon=False)
+    heading = title or (
+        "Cumulative-gain stopping:\nstop after the minimum depth when gain is low and "
+        "completeness ≥ threshold (dashed)"
     )
-    fig.tight_layout(rect=(0, min(0.06 * rows, 0.4) if handles else 0, 1, 1))
+    lines = (textwrap.wrap(line, TITLE_CHARS) for line in heading.splitlines())
+    fig.suptitle("\n".join(part for line in lines for part in line))
     return fig
