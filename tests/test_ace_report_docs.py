@@ -7,7 +7,10 @@ import json
 import pytest
 
 from ace_lab.ace.report.docs import FIGURES, route_agreement
+from ace_lab.ace.router import ROUTER_PROMPTS
 from ace_lab.eval.reporting import docs_numbers
+from ace_lab.eval.reporting.docs_numbers import DocsError
+from ace_lab.prompts import load_prompt
 from tests.conftest import RESULT_IDS, result_record
 
 
@@ -43,3 +46,30 @@ def test_route_agreement_counts_matching_labels_of_studies_that_exist(results):
 def test_route_agreement_needs_the_router_measurement(tmp_path):
     with pytest.raises(ValueError, match="no router measurement"):
         route_agreement(tmp_path, "paper", "ace-adaptive")
+
+
+def test_route_questions_is_one_count_per_slice_and_prompt(results):
+    routes = results / "router" / "routes.json"
+    even = [
+        {"slice": s, "prompt": p, "id": RESULT_IDS[i], "label": "CHAIN"}
+        for s in ("a-n2-s0", "b-n2-s0")
+        for p in ("paper", "fewshot")
+        for i in range(2)
+    ]
+    routes.write_text(json.dumps(even))
+    assert FIGURES["route_questions"](results, ()) == "2"
+    routes.write_text(json.dumps(even[1:]))  # slice a routed one question with the paper prompt
+    with pytest.raises(DocsError, match="different numbers of questions"):
+        FIGURES["route_questions"](results, ())
+    with pytest.raises(DocsError, match="no router measurement"):
+        FIGURES["route_questions"](results / "absent", ())
+
+
+def test_router_examples_counts_the_turns_the_prompt_sends():
+    system = load_prompt(ROUTER_PROMPTS["fewshot"]).system
+    examples = sum(line.startswith('Query: "') for line in system.splitlines())
+    assert examples > 1
+    assert FIGURES["router_examples"](None, ("fewshot",)) == str(examples)
+    assert FIGURES["router_examples"](None, ("paper",)) == "0"
+    with pytest.raises(DocsError, match="no router prompt 'other'"):
+        FIGURES["router_examples"](None, ("other",))

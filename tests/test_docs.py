@@ -26,6 +26,10 @@ STRICT = (
     "results/hotpotqa_dev_sample200-n20-s0-cold/README.md",
     "results/musique_dev_sample292-n10-s0/README.md",
     "results/router_qfs/README.md",
+    "results/2wikimultihopqa_hipporag1000-n20-s0/README.md",
+    "results/graphragbench_medical-n20-s0/README.md",
+    "results/graphragbench_novel-n20-s0/README.md",
+    "results/router/README.md",
 )
 #: Phrases whose numbers are names, settings or the paper's table numbers, not results.
 NOT_RESULTS = (

@@ -72,3 +72,31 @@ def test_the_committed_medical_build_is_what_its_readme_says():
     readme = (results / "graphragbench_medical-n20-s0" / "README.md").read_text()
     entities = FIGURES["graph"](results, (build, "counts.node_labels.Entity"))
     assert f"counts.node_labels.Entity: begin -->{entities}<!--" in readme
+
+
+def test_graph_keys_index_lists_by_number(results):
+    meta = results.parent / "data" / "graphs" / "toy-n4-s0" / "openie" / "m" / "tables"
+    meta.mkdir(parents=True)
+    cost = [{"stage": "extract", "fallbacks": 3}, {"stage": "corpus", "llm_calls": 1200}]
+    (meta / "meta.json").write_text(json.dumps({"cost": cost, "build_wall_s": 1337.4}))
+    build = "toy-n4-s0/openie/m"
+    assert FIGURES["graph"](results, (build, "cost.0.fallbacks")) == "3"
+    assert FIGURES["graph"](results, (build, "cost.1.llm_calls")) == "1,200"
+    assert FIGURES["graph"](results, (build, "cost")) == "2"
+    assert FIGURES["graph"](results, (build, "build_wall_s")) == "1337.4"
+    for missing in ("cost.2.fallbacks", "cost.stage", "build_wall_s.0"):
+        with pytest.raises(DocsError, match=r"in its meta\.json"):
+            FIGURES["graph"](results, (build, missing))
+
+
+def test_slice_documents_counts_the_distinct_sources_of_the_passages(results):
+    slices = results.parent / "data" / "slices"
+    slices.mkdir(parents=True)
+    passages = [{"id": f"{d}#c{i}", "meta": {"doc_id": d}} for i, d in enumerate("aabca")]
+    (slices / "toy-n4-s0.json").write_text(json.dumps({"passages": passages}))
+    assert FIGURES["slice_documents"](results, ("toy-n4-s0",)) == "3"
+    (slices / "bare-n1-s0.json").write_text(json.dumps({"passages": [{"id": "x"}]}))
+    with pytest.raises(DocsError, match=r"has no meta\.doc_id"):
+        FIGURES["slice_documents"](results, ("bare-n1-s0",))
+    with pytest.raises(DocsError, match="no committed slice"):
+        FIGURES["slice_documents"](results, ("other-n4-s0",))

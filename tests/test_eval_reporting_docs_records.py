@@ -10,7 +10,7 @@ import pytest
 from ace_lab.eval.reporting import docs_numbers
 from ace_lab.eval.reporting.docs_numbers import DocsError
 from ace_lab.eval.reporting.docs_records import FIGURES, position_ranges
-from tests.conftest import result_record
+from tests.conftest import RESULT_IDS, result_record
 
 STUDY = "toy-n6-s0"
 
@@ -94,3 +94,29 @@ def test_the_run_date_is_the_day_the_last_run_started(results):
         FIGURES["run_date"](results, (STUDY, "other"))
     with pytest.raises(DocsError, match=r"no .*manifest\.json"):
         FIGURES["run_date"](results, ("no-such-study", "full"))
+
+
+def test_a_total_sums_a_column_over_the_method_records(results):
+    assert FIGURES["total"](results, (STUDY, "full", "model_calls")) == "10"
+    assert FIGURES["total"](results, (STUDY, "full", "input_tokens")) == "600"
+    assert FIGURES["total"](results, (STUDY, "full", "wall_s")) == "6"
+    with pytest.raises(DocsError, match="holds 'missing'"):
+        FIGURES["total"](results, (STUDY, "full", "missing"))
+
+
+def test_judged_positions_are_those_a_judge_build_gave_a_verdict_on(results):
+    verdicts = [
+        {"method": "full", "id": RESULT_IDS[i], "judge_identity": f"local:m:gguf:x+{build}"}
+        for i, build in [(0, "srv:old"), (1, "srv:old"), (3, "srv:new"), (1, "srv:new")]
+    ]
+    verdicts.append({"method": "fixed", "id": RESULT_IDS[4], "judge_identity": "m+srv:new"})
+    folder = results / STUDY / "semantic"
+    folder.mkdir()
+    (folder / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    assert FIGURES["judged_positions"](results, (STUDY, "full", "srv:old")) == "1–2"
+    assert FIGURES["judged_positions"](results, (STUDY, "full", "srv:new")) == "2, 4"
+    assert FIGURES["judged_positions"](results, (STUDY, "fixed", "srv:new")) == "5"
+    with pytest.raises(DocsError, match="no verdict on 'late'"):
+        FIGURES["judged_positions"](results, (STUDY, "late", "srv:new"))
+    with pytest.raises(DocsError, match=r"no .*verdicts\.jsonl"):
+        FIGURES["judged_positions"](results, ("no-such-study", "full", "srv:new"))

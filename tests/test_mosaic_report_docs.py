@@ -52,3 +52,22 @@ def test_policies_and_connectors(results):
     assert FIGURES["connectors"](results, ("toy-n3-s0", "mosaic", "Fact_Retrieval")) == "1 of 2"
     other = ("toy-n3-s0", "mosaic", "other:Fact_Retrieval")
     assert FIGURES["connectors"](results, other) == "1 of 1"
+
+
+def test_policy_means_round_half_up_as_the_control_name_does(tmp_path):
+    study = tmp_path / "toy-n2-s0"
+    study.mkdir()
+    policies = [ExplorationPolicy(evidence_budget=10, max_depth=2), ExplorationPolicy()]
+    records = [
+        result_record("mosaic", i, stats={"policy": dataclasses.asdict(policy)})
+        for i, policy in enumerate(policies)
+    ]
+    (study / "mosaic.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    docs_numbers.study_records.cache_clear()
+    try:  # budgets 10 and 12, depth caps 2 and 3: means 11 and 2.5, the control's 11x3
+        means = FIGURES["policy_means"](tmp_path, ("toy-n2-s0", "mosaic"))
+        assert means == "mean evidence budget 11, mean depth cap 3"
+        with pytest.raises(ValueError, match="no mosaic:signals policies"):
+            FIGURES["policy_means"](tmp_path, ("toy-n2-s0", "mosaic:signals"))
+    finally:
+        docs_numbers.study_records.cache_clear()

@@ -13,8 +13,8 @@ from pathlib import Path
 from ace_lab.ace.report.routes import load_routes
 from ace_lab.ace.router import ROUTER_PROMPTS, router_messages
 from ace_lab.eval.reporting.docs_numbers import DocsError, Figure, study_records
-from ace_lab.prompts import load_prompt
 from ace_lab.eval.reporting.tables import method_rows
+from ace_lab.prompts import load_prompt
 
 
 def route_agreement(results_dir: Path, prompt: str, method: str) -> tuple[int, int]:

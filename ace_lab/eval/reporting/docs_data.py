@@ -1,7 +1,7 @@
 """Facts about a study's slice and graph, generated for its README: figure kinds of
 :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`). The graph's come from the
 committed build's ``tables/meta.json`` (``data/graphs/<slice>/<family>/<model>``), the slice's
-from the study's records."""
+from the study's records and the committed slice file (``data/slices/<slice>.json``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typing import Any
 
 from ace_lab.eval.reporting.docs_numbers import DocsError, Figure, study_records
 
-#: Where the committed graph builds are, relative to the results folder.
+#: Where the committed graph builds and slices are, relative to the results folder.
 GRAPHS = Path("..") / "data" / "graphs"
+SLICES = Path("..") / "data" / "slices"
 
 
 def _meta(results_dir: Path, build: str) -> dict[str, Any]:
@@ -25,17 +26,35 @@ def _meta(results_dir: Path, build: str) -> dict[str, Any]:
 
 def graph_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``graph SLICE/FAMILY/MODEL KEY``: a value of the committed build's meta, ``KEY`` a dotted
-    path (``counts.node_labels.Entity``, ``communities.reported``, ``chunks``); ``levels`` gives
-    the number of summary levels. Whole numbers with thousands separators."""
+    path (``counts.node_labels.Entity``, ``communities.reported``, ``chunks``, ``cost.0.fallbacks``:
+    a number indexes a list, such as a build's cost stages); a list at the end gives its length
+    (``levels``: the number of summary levels). Whole numbers with thousands separators."""
     build, key = args
     value: Any = _meta(results_dir, build)
     for part in key.split("."):
-        if not isinstance(value, dict) or part not in value:
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
             raise DocsError(f"{build}: no {key!r} in its meta.json")
-        value = value[part]
     if isinstance(value, list):
         value = len(value)
     return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def slice_documents_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``slice_documents SLICE``: how many source documents the committed slice's passages come
+    from (their ``meta.doc_id``, e.g. the novels of a GraphRAG-Bench Novel slice)."""
+    (name,) = args
+    path = Path(results_dir) / SLICES / f"{name}.json"
+    if not path.is_file():
+        raise DocsError(f"no committed slice {path}")
+    passages = json.loads(path.read_text(encoding="utf-8"))["passages"]
+    documents = {(p.get("meta") or {}).get("doc_id") for p in passages}
+    if None in documents:
+        raise DocsError(f"{path}: a passage has no meta.doc_id")
+    return str(len(documents))
 
 
 def question_types_figure(results_dir: Path, args: tuple[str, ...]) -> str:
@@ -77,6 +96,7 @@ def hops_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 
 FIGURES: dict[str, Figure] = {
     "graph": graph_figure,
+    "slice_documents": slice_documents_figure,
     "question_types": question_types_figure,
     "hops": hops_figure,
 }

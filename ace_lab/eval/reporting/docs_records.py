@@ -1,9 +1,10 @@
-"""Facts read off a study's records and manifest for its README: figure kinds of
+"""Facts read off a study's records, manifest and verdicts for its README: figure kinds of
 :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`). How many questions some methods
 answered, at which slice positions a method's records hold a value (which questions were served
-from the response cache), on how many questions two runs built the same context, and on which day
-methods ran, so a README's "all 20 questions", "questions 11–20" or "rerun on ..." is computed,
-never typed."""
+from the response cache), on how many questions two runs built the same context, a column's total
+over a method's records, which answers a judge build gave a verdict on, and on which day methods
+ran, so a README's "all 20 questions", "questions 11–20", "3 model calls" or "rerun on ..." is
+computed, never typed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ace_lab.eval.judging.semantic import SEMANTIC_FILE
 from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure, study_records
 from ace_lab.eval.reporting.tables import method_rows
 from ace_lab.eval.studies.study import MANIFEST
@@ -104,9 +106,47 @@ def run_date_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + f" and {ordered[-1]}"
 
 
+def total_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``total STUDY METHOD COLUMN``: the sum of ``COLUMN`` over the method's records (model
+    calls, input tokens, tokens served from the server's prefix cache), with thousands
+    separators; a :class:`DocsError` where no record holds the column."""
+    study, method, column = args
+    rows = _rows(results_dir, study, method)
+    values = pd.to_numeric(rows.get(column, pd.Series(dtype=float)), errors="coerce").dropna()
+    if values.empty:
+        raise DocsError(f"{study}: no record of {method!r} holds {column!r}")
+    total = float(values.sum())
+    return f"{total:,.0f}" if total.is_integer() else f"{total:,.1f}"
+
+
+def judged_positions_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``judged_positions STUDY METHOD BUILD``: the slice positions (as
+    :func:`position_ranges`) of the method's answers that have a verdict in the study's
+    ``semantic/verdicts.jsonl`` from a judge whose identity ends with ``BUILD`` (a server build
+    tag, ``llama-server:3fc97ed78579``), so "judged again by the AVX2 build" names the answers
+    the verdicts hold."""
+    study, method, build = args
+    path = Path(results_dir) / STUDIES.get(study, study) / SEMANTIC_FILE
+    if not path.is_file():
+        raise DocsError(f"no {path}")
+    lines = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
+    ids = {
+        line["id"]
+        for line in lines
+        if line.get("method") == method and str(line.get("judge_identity", "")).endswith(build)
+    }
+    rows = _rows(results_dir, study, method)
+    judged = rows[rows["id"].isin(ids)]
+    if judged.empty:
+        raise DocsError(f"{path}: no verdict on {method!r} by a judge ending {build!r}")
+    return position_ranges([int(p) + 1 for p in judged["position"]])
+
+
 FIGURES: dict[str, Figure] = {
     "questions": questions_figure,
     "positions": positions_figure,
     "same_contexts": same_contexts_figure,
     "run_date": run_date_figure,
+    "total": total_figure,
+    "judged_positions": judged_positions_figure,
 }

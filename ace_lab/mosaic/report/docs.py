@@ -3,8 +3,9 @@
 Each is a :data:`~ace_lab.eval.reporting.docs_numbers.Figure` (results directory, marker arguments
 -> text) that ``ace-lab docs`` adds to the generic ones: the search effort against Fixed Wide
 (:func:`~ace_lab.mosaic.report.effort.effort_table`), how many distinct policies the analyzer
-wrote (:func:`~ace_lab.mosaic.report.policies.policy_combinations`) and on how many questions it
-switched connector exploration on.
+wrote (:func:`~ace_lab.mosaic.report.policies.policy_combinations`), on how many questions it
+switched connector exploration on, and the mean evidence budget and depth cap its policies give
+the slice's budget-matched control.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from pathlib import Path
 
 from ace_lab.eval.reporting.docs_numbers import Figure, study_records
 from ace_lab.mosaic.report.effort import REFERENCE, effort_table
-from ace_lab.mosaic.report.policies import policy_combinations, policy_frame
+from ace_lab.mosaic.report.policies import (
+    budget_matched_name,
+    policy_combinations,
+    policy_frame,
+)
 
 
 def effort_figure(results_dir: Path, args: tuple[str, ...]) -> str:
@@ -47,9 +52,21 @@ def connectors_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return f"{int(frame['connectors'].astype(bool).sum())} of {len(frame)}"
 
 
+def policy_means_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``policy_means STUDY METHOD``: ``mean evidence budget 12, mean depth cap 2``, the means
+    of the analyzer's policies on the slice, each rounded half up, read off the control
+    :func:`~ace_lab.mosaic.report.policies.budget_matched_name` names from them (so the
+    sentence and the control's name cannot disagree)."""
+    study, method = args
+    name = budget_matched_name(study_records(results_dir, study), method)
+    budget, _, depth = name.rpartition(":")[2].partition("x")
+    return f"mean evidence budget {budget}, mean depth cap {depth}"
+
+
 #: MOSAIC's figures, by marker kind.
 FIGURES: dict[str, Figure] = {
     "effort": effort_figure,
     "policies": policies_figure,
     "connectors": connectors_figure,
+    "policy_means": policy_means_figure,
 }
