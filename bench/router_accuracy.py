@@ -108,7 +108,7 @@ def render(routes: pd.DataFrame) -> dict[str, str]:
         "Proxy mapping (`ace_lab.ace.analysis.PROXY_TOPOLOGY`): HotpotQA bridge → CHAIN,",
         "comparison → CONTRAST; 2Wiki compositional, inference → CHAIN, comparison,",
         "bridge_comparison → CONTRAST; MuSiQue hop counts → CHAIN. No type maps to POINT or",
-        "OVERVIEW, so those labels always count as wrong. Intervals: 95% percentile bootstrap.",
+        "OVERVIEW, so those labels always count as wrong. Intervals: 95% Wilson score.",
         "Questions without a type (query-focused summaries) have no proxy label: read their",
         "routes under 'Labels per prompt' (the paper routes such summaries to OVERVIEW).",
         "",

@@ -5,7 +5,8 @@ Two prompts (:data:`ROUTER_PROMPTS`): ``paper``, the paper's router prompt (Appe
 decision rules and worked examples written for it (none is a question of an evaluation slice).
 The examples are listed in the prompt file under ``### EXAMPLES`` and sent as earlier
 user/assistant turns (:func:`router_messages`): with the examples inside the system message the
-1.5B model still labelled 19 of 20 HotpotQA questions CONTRAST; as turns it follows them.
+1.5B model still labelled nearly every HotpotQA question CONTRAST (a run not kept); as turns it
+follows them.
 
 Up to three attempts (retries use a new seed, see ``LLM.json``); if none parses, the label is
 ``OVERVIEW`` (paper, Appendix E.1). A label the model spells another way (``contrast``,

@@ -63,7 +63,7 @@ def label_table(routes: pd.DataFrame) -> pd.DataFrame:
 
 
 def accuracy_table(routes: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy under the proxy mapping per (data set, prompt), with a 95% bootstrap interval
+    """Accuracy under the proxy mapping per (data set, prompt), with a 95% Wilson interval
     and the number of distinct labels, plus each prompt over all data sets."""
     groups = [
         ((dataset, prompt), group)
