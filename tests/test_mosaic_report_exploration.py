@@ -1,22 +1,35 @@
-"""ace_lab.mosaic.report.exploration: one query's exploration, from its trace alone."""
+"""ace_lab.mosaic.report.exploration and exploration_drawing: one query's exploration, from its
+trace alone, as a view and as a paper figure (``ace_lab.viz.text_layout.layout_problems``) —
+the committed figure comes from an answer notebook 05 replays, so it is checked here on traces
+the size of a real one."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from itertools import pairwise
 
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+
+from ace_lab.data import load_slice
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.report.exploration import (
     CONNECTOR_COLOUR,
     PRUNED_EDGE_COLOUR,
     SEED_GROUP,
     depth_colour,
-    exploration_figure,
     exploration_graph,
     exploration_paths,
     exploration_view,
-    save_exploration,
 )
+from ace_lab.mosaic.report.exploration_drawing import exploration_figure, save_exploration
 from ace_lab.steps import replace
+from ace_lab.steps.mosaic import ScoredPath
+from ace_lab.viz.sizes import DOUBLE_COLUMN, SINGLE_COLUMN
+from ace_lab.viz.text_layout import layout_problems
 from tests.mosaic_synthetic import make_trace, path, two_depth_trace
 
 
@@ -102,6 +115,23 @@ def test_static_figure_draws_one_marker_per_node_and_survives_dollar_signs():
         plt.close(fig)
 
 
+def test_a_pair_walked_both_ways_is_drawn_once_in_its_strongest_kind():
+    trace = make_trace(
+        [
+            {"kept": [path(["a", "c", "b"], 0.8, "connector")]},
+            {"kept": [path(["b", "c"], 0.6)], "pruned": [path(["b", "c", "a"], 0.1)]},
+        ]
+    )
+    assert {("a", "c"), ("c", "a")} <= set(exploration_graph(trace)["edge_style"])
+    fig = exploration_figure(trace)
+    try:
+        edges = fig.axes[0].patches
+        assert len(edges) == 2  # a-c and c-b, each once
+        assert {e.get_linestyle() for e in edges} == {"dashed"}  # both connector, none dotted
+    finally:
+        plt.close(fig)
+
+
 def test_an_exploration_that_never_grew_is_still_drawn():
     trace = make_trace([{"kept": [], "pruned": []}], reason="exhausted")
     g = exploration_graph(trace)
@@ -116,3 +146,154 @@ def test_a_trace_without_typed_steps_draws_an_empty_exploration():
         pass  # recorded before steps carried payloads
     assert exploration_paths(trace).empty
     assert not exploration_graph(trace)["depth"]
+
+
+#: Entity names of the kind the committed answer's graph holds (the slice's first question is
+#: about McLaren), several longer than a name drawn beside its node may be.
+NAMES = {
+    "s1": "McLaren MP4/11",
+    "s2": "Mika Häkkinen",
+    "s3": "McLaren MP4/10",
+    "a": "McLaren Formula One team",
+    "b": "Formula One World Champion",
+    "c": "1996 Formula One World Championship season",
+    "d": "David Coulthard",
+    "e": "Williams Grand Prix Engineering",
+    "f": "Mercedes-Benz High Performance Engines",
+    "g": "Nigel Mansell",
+    "h": "Jan Magnussen",
+    "i": "Mark Blundell",
+    "j": "Finnish former professional racing driver",
+    "k": "Keke Rosberg",
+    "l": "Ron Dennis",
+    "m": "Woking, Surrey, England",
+    "n": "TAG Heuer Formula One sponsorship",
+    "o": "Adrian Newey",
+    "p": "1998 Japanese Grand Prix at Suzuka",
+    "q": "West McLaren Mercedes",
+}
+
+
+def named(
+    nodes: str, score: float, view: str = "standard", names: dict[str, str] = NAMES
+) -> ScoredPath:
+    """A path through ``nodes`` (ids of ``names``, space-separated) with those names."""
+    ids = nodes.split()
+    return ScoredPath(
+        nodes=tuple(ids),
+        score=score,
+        names=tuple(names[n] for n in ids),
+        edges=tuple(f"e:{a}-{b}" for a, b in pairwise(ids)),
+        region=ids[0],
+        view=view,
+        components={"relevance": 0.5},
+    )
+
+
+def realistic_trace() -> Trace:
+    """Three seeds and three depths, 20 nodes: kept standard and connector paths, the best
+    pruned ones of each depth, a seed-to-seed connector."""
+    depths = [
+        {
+            "kept": [
+                named("s1 a", 0.8, "connector"),
+                named("s2 b", 0.7),
+                named("s3 g", 0.69),
+                named("s2 s3", 0.6, "connector"),
+            ],
+            "pruned": [named(p, 0.4) for p in ("s1 d", "s2 e", "s3 h", "s3 i", "s1 f")],
+        },
+        {
+            "kept": [
+                named("s1 a c", 0.7),
+                named("s2 b j", 0.66, "connector"),
+                named("s3 g k", 0.6),
+            ],
+            "pruned": [named(p, 0.3) for p in ("s1 a l", "s2 b m", "s1 a n")],
+        },
+        {
+            "kept": [named("s1 a c o", 0.6), named("s2 b j p", 0.5)],
+            "pruned": [named("s1 a c q", 0.2)],
+        },
+    ]
+    return make_trace(depths, seeds=("s1", "s2", "s3"))
+
+
+def _reads_at_its_width(fig: plt.Figure, width: float) -> None:
+    """``width`` inches wide, as drawn and as saved (nothing sticks out of the paper's
+    column: title, legend, key), and ``layout_problems`` finds nothing."""
+    assert fig.get_size_inches()[0] == width
+    assert layout_problems(fig) == []
+    assert fig.get_tightbbox(fig.canvas.get_renderer()).width <= width + 1e-6
+
+
+def _every_node_is_named(fig: plt.Figure) -> None:
+    """Each node's name is drawn, beside its node or in the key (shortened at most to its
+    first 12 characters and an ellipsis)."""
+    written = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert [n for n in NAMES.values() if n[:12] not in written] == []
+
+
+def test_an_exploration_of_several_depths_reads_in_a_paper():
+    trace = realistic_trace()
+    assert len(exploration_graph(trace)["depth"]) == 20
+    question = load_slice("hotpotqa_dev_sample200", 20).questions[0].question
+    fig = exploration_figure(trace, title=f"MOSAIC exploration: {question}")
+    try:
+        _reads_at_its_width(fig, DOUBLE_COLUMN)
+        _every_node_is_named(fig)
+        heads = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        assert heads == [SEED_GROUP, "depth 1", "depth 2", "depth 3"]
+        # the legend is under the drawing, not on it
+        legend = fig.legends[0].get_window_extent()
+        assert legend.y1 <= fig.axes[0].get_window_extent().y0
+    finally:
+        plt.close(fig)
+
+
+def test_a_crowded_first_depth_of_short_names_is_one_column_wide_and_reads():
+    """The shape of notebook 05's committed answer: five seeds, one depth, its best pruned
+    paths listed (eight nodes in one column)."""
+    kept = [named("s3 g", 0.7, "connector"), named("s1 a s3", 0.68, "connector")]
+    pruned = [named(f"s{1 + i % 2} {n}", 0.5) for i, n in enumerate("bdikloq")]
+    trace = make_trace([{"kept": kept, "pruned": pruned}], seeds=("s1", "h", "s2", "g", "s3"))
+    column = [n for n, d in exploration_graph(trace)["depth"].items() if d == 1]
+    assert len(column) == 8
+    fig = exploration_figure(trace, title=f"MOSAIC exploration: {NAMES['j']}?")
+    try:
+        _reads_at_its_width(fig, SINGLE_COLUMN)
+    finally:
+        plt.close(fig)
+
+
+def test_an_exploration_too_wide_for_its_names_shortens_or_numbers_them_and_still_reads():
+    """Six depths of long names cannot all stand beside their nodes in two columns."""
+    names = {
+        f"L{i}": f"Round {i} of the {1990 + i} FIA Formula One World Championship" for i in range(6)
+    }
+    chain = list(names)
+    depths = [{"kept": [named(" ".join(chain[: k + 2]), 0.5, names=names)]} for k in range(5)]
+    fig = exploration_figure(make_trace(depths, seeds=("L0",)))
+    try:
+        _reads_at_its_width(fig, DOUBLE_COLUMN)
+        written = " ".join(t.get_text() for t in fig.axes[0].texts)
+        assert all(f"Round {i} of" in written for i in range(6))
+    finally:
+        plt.close(fig)
+
+
+def test_a_small_exploration_is_one_column_wide_and_its_text_reads():
+    fig = exploration_figure(two_depth_trace())
+    try:
+        _reads_at_its_width(fig, SINGLE_COLUMN)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("trace", [make_trace([{"kept": [], "pruned": []}]), Trace()])
+def test_an_empty_exploration_draws_a_readable_figure(trace):
+    fig = exploration_figure(trace)
+    try:
+        assert layout_problems(fig) == []
+    finally:
+        plt.close(fig)

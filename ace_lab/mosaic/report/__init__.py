@@ -4,10 +4,10 @@
 Modules: ``policies`` (the policies assigned, side by side and over a slice; connector
 activation; the budget-matched control), ``policy_figures`` (their histograms), ``stopping``
 (gain and completeness per depth), ``effort`` (paths and evidence vs Fixed Wide),
-``exploration`` (one query's beam search as a graph), ``runs`` (the methods over a slice),
-``counterfactuals`` (§7.5: one control flipped, replayed; its committed tables are remade by
-``regenerate``, ``python -m ace_lab.mosaic.report``) and ``views`` (:data:`STEP_VIEWS`, the
-stepper's HTML per MOSAIC payload type).
+``exploration`` (one query's beam search as a graph) and ``exploration_drawing`` (its paper
+figure), ``runs`` (the methods over a slice), ``counterfactuals`` (§7.5: one control flipped,
+replayed; its committed tables are remade by ``regenerate``, ``python -m ace_lab.mosaic.report``)
+and ``views`` (:data:`STEP_VIEWS`, the stepper's HTML per MOSAIC payload type).
 """
 
 from ace_lab.mosaic.report.counterfactuals import (
@@ -18,12 +18,11 @@ from ace_lab.mosaic.report.counterfactuals import (
 )
 from ace_lab.mosaic.report.effort import REFERENCE, effort_figure, effort_summary, effort_table
 from ace_lab.mosaic.report.exploration import (
-    exploration_figure,
     exploration_graph,
     exploration_paths,
     exploration_view,
-    save_exploration,
 )
+from ace_lab.mosaic.report.exploration_drawing import exploration_figure, save_exploration
 from ace_lab.mosaic.report.policies import (
     BUDGET_MATCHED,
     POLICY_DIVERSITY,

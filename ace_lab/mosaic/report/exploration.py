@@ -9,9 +9,10 @@ its seeds as a :class:`~ace_lab.steps.mosaic.SeedSelection`. From those:
   the walk, every score component);
 - :func:`exploration_view`: the pyvis view — nodes coloured by the depth at which the
   exploration first reached them (seeds apart), nodes only pruned paths reached pale and
-  dashed, connector-path edges orange and dashed, pruned-path edges thin and dotted;
-- :func:`exploration_figure`: the same exploration as a static matplotlib figure (a column per
-  depth), for the PNG next to the HTML.
+  dashed, connector-path edges orange and dashed, pruned-path edges thin and dotted.
+
+:mod:`ace_lab.mosaic.report.exploration_drawing` draws the same exploration as a static paper
+figure (a column per depth) for the PNG next to the HTML, and writes both.
 
 An optional ``graph`` (a ``RetrievalGraph``) only adds descriptions and relation phrases to the
 tooltips. Corpus text reaches the HTML only through :mod:`ace_lab.viz.view_html`, which escapes
@@ -22,17 +23,14 @@ A trace recorded before steps carried typed payloads draws as an empty explorati
 from __future__ import annotations
 
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import pandas as pd
-from matplotlib.patches import FancyArrowPatch
 
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.report.steps import payload, payloads
 from ace_lab.steps.mosaic import ExplorationStop, ScoredPath, SeedSelection, TraversalDepth
-from ace_lab.viz.network import GraphView, pyvis_view, save_view_and_figure
+from ace_lab.viz.network import GraphView, pyvis_view
 from ace_lab.viz.palette import pass_colour
 from ace_lab.viz.view_html import LegendEntry
 
@@ -41,12 +39,6 @@ SEED_COLOUR = "#e15759"
 CONNECTOR_COLOUR = "#f28e2b"
 PRUNED_EDGE_COLOUR = "#c8c8c8"
 KEPT_EDGE_COLOUR = "#6f6f6f"
-#: How the static figure draws each kind of edge: colour, line style, width.
-EDGE_STYLES = {
-    "connector": (CONNECTOR_COLOUR, "dashed", 1.6),
-    "pruned": (PRUNED_EDGE_COLOUR, "dotted", 0.8),
-    "standard": (KEPT_EDGE_COLOUR, "solid", 1.2),
-}
 
 
 def depth_group(depth: int) -> str:
@@ -58,7 +50,8 @@ def depth_colour(depth: int) -> str:
     return SEED_COLOUR if depth == 0 else pass_colour(depth + 2)
 
 
-def _stop_reason(trace: Trace) -> str:
+def stop_reason(trace: Trace) -> str:
+    """Why the exploration stopped (``?`` for a trace without the typed stop step)."""
     stop = payload(trace, ExplorationStop)
     return stop.reason if stop is not None else "?"
 
@@ -195,7 +188,7 @@ def exploration_view(
     palette = {depth_group(d): depth_colour(d) for d in sorted(set(g["depth"].values()))}
     kept = sum(s == "standard" or s == "connector" for s in g["edge_style"].values())
     caption = (
-        f"{len(g['nodes'])} nodes, {kept} kept-path edges · stopped: {_stop_reason(trace)} · "
+        f"{len(g['nodes'])} nodes, {kept} kept-path edges · stopped: {stop_reason(trace)} · "
         "hover a node for its text"
     )
     view = pyvis_view(
@@ -223,87 +216,3 @@ def exploration_view(
         LegendEntry("pruned-path edge (grey, dotted)", PRUNED_EDGE_COLOUR, dashed=True),
     ]
     return view
-
-
-def _plain(text: str, limit: int = 22) -> str:
-    """A label matplotlib draws as typed: ``$`` escaped (no mathtext), shortened."""
-    text = " ".join(str(text).split())
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return text.replace("$", r"\$")
-
-
-def exploration_figure(trace: Trace, graph: Any = None, title: str = "") -> plt.Figure:
-    """A column per depth: each node at the depth it was first reached, edges styled as in
-    :func:`exploration_view` (static, for the PNG)."""
-    g = exploration_graph(trace, graph)
-    columns: dict[int, list[str]] = {}
-    for node, d in g["depth"].items():
-        columns.setdefault(d, []).append(node)
-    height = max((len(c) for c in columns.values()), default=1)
-    pos = {
-        n: (d, height - 1 - i - (height - len(col)) / 2)
-        for d, col in columns.items()
-        for i, n in enumerate(col)
-    }
-    fig, ax = plt.subplots(figsize=(2.6 * max(len(columns), 2) + 1, 0.42 * height + 1.6))
-    for (a, b), kind in g["edge_style"].items():
-        (x0, y0), (x1, y1) = pos[a], pos[b]
-        colour, line, width = EDGE_STYLES[kind]
-        # an edge within one column (seed to seed) bends, so it does not hide behind the nodes
-        bend = 0.35 if x0 == x1 else 0.0
-        ax.add_patch(
-            FancyArrowPatch(
-                (x0, y0),
-                (x1, y1),
-                arrowstyle="-",
-                color=colour,
-                lw=width,
-                linestyle=line,
-                connectionstyle=f"arc3,rad={bend}",
-                zorder=1,
-            )
-        )
-    names = dict(zip(g["nodes"]["id"], g["nodes"]["name"], strict=True))
-    for node, (x, y) in pos.items():
-        is_pruned = node in g["pruned"]
-        colour = depth_colour(g["depth"][node])
-        ax.scatter(
-            [x],
-            [y],
-            s=70,
-            zorder=2,
-            color="white" if is_pruned else colour,
-            edgecolors=colour,
-            linestyle="--" if is_pruned else "-",
-        )
-        ax.annotate(
-            _plain(names.get(node, node)),
-            (x, y),
-            xytext=(6, 3),
-            textcoords="offset points",
-            fontsize=7,
-            color="#888888" if is_pruned else "#222222",
-        )
-    depths = sorted(columns)
-    ax.set_xticks(depths, [depth_group(d) for d in depths])
-    ax.set_yticks([])
-    ax.set_xlim(min(depths, default=0) - 0.6, max(depths, default=0) + 0.9)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
-    ax.set_title(
-        title
-        or f"MOSAIC exploration (stopped: {_stop_reason(trace)}); hollow: pruned only; "
-        "orange dashed: connector paths",
-        fontsize=9,
-    )
-    fig.tight_layout()
-    return fig
-
-
-def save_exploration(
-    trace: Trace, name: str, figures_dir: Path | str, graph: Any = None, title: str = ""
-) -> list[Path]:
-    """Write the exploration as ``name.html`` (pyvis) and ``name.png`` (matplotlib)."""
-    view = exploration_view(trace, graph, title=title or "MOSAIC exploration")
-    fig = exploration_figure(trace, graph, title)
-    return save_view_and_figure(view, fig, name, figures_dir)
