@@ -1,6 +1,5 @@
 """ace_lab.eval.studies.record: one answered question as a record (coverage, the two recalls,
-the evidence metrics, cold-cache wall time) and completing older records (``with_recalls``,
-``with_evidence``).
+the evidence metrics, cold-cache wall time) and completing older records (``with_metrics``).
 
 The full record of a real answer is checked end to end in ``test_runner.py``."""
 
@@ -22,9 +21,7 @@ from ace_lab.eval.studies.record import (
     record_details,
     step_payloads,
     study_slice,
-    study_supporting_ids,
-    with_evidence,
-    with_recalls,
+    with_metrics,
 )
 from ace_lab.evidence import Answer, Context, Evidence, LLMCall, Trace
 from ace_lab.steps import AnswerDetails, Retrieval
@@ -155,7 +152,7 @@ def _old(i: int, context_ids: list[str], support: float, **fields) -> dict:
     }
 
 
-def test_with_recalls_recomputes_old_records_and_keeps_new_ones(tmp_path):
+def test_with_metrics_recomputes_old_records_recalls_and_keeps_new_ones(tmp_path):
     frame = pd.DataFrame(
         [
             _old(1, ["ent:x", "toy-02#0"], 1.0),  # toy-q1 is supported by toy-02 and toy-15
@@ -171,23 +168,25 @@ def test_with_recalls_recomputes_old_records_and_keeps_new_ones(tmp_path):
         ]
     )
     (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "toy"}))
-    done = with_recalls(frame, tmp_path)
+    done = with_metrics(frame, tmp_path)
     assert done["passage_recall"].tolist()[:3] == [0.5, 0.5, 0.25]
     assert math.isnan(done["passage_recall"].iloc[3])
     assert done["provenance_recall"].tolist() == [1.0, 0.0, 0.75, 0.5]  # old = provenance
     assert math.isnan(frame["passage_recall"].iloc[0])  # the input is not changed
     # Without the data set's supporting ids, only records that carry theirs get a value.
-    alone = with_recalls(frame)
+    alone = with_metrics(frame)
     assert math.isnan(alone["passage_recall"].iloc[0]) and alone["passage_recall"].iloc[1] == 0.5
-    assert with_recalls(pd.DataFrame()).empty
+    assert with_metrics(pd.DataFrame()).empty
 
 
-def test_supporting_ids_come_from_the_manifest_data_set_or_are_empty(tmp_path, caplog):
+def test_supporting_ids_come_from_the_manifest_data_set_or_stay_empty(tmp_path, caplog):
+    old = pd.DataFrame([_old(1, ["ent:x", "toy-02#0"], 1.0)])  # supported by toy-02 and toy-15
     (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "toy"}))
-    assert study_supporting_ids(tmp_path)["toy-q1"] == ("toy-02", "toy-15")
+    assert with_metrics(old, tmp_path)["passage_recall"].tolist() == [0.5]
     (tmp_path / "manifest.json").write_text(json.dumps({"dataset": "no-such-set"}))
-    assert study_supporting_ids(tmp_path) == {} and "passage recall left empty" in caplog.text
-    assert study_supporting_ids(tmp_path / "missing") == {}
+    assert math.isnan(with_metrics(old, tmp_path)["passage_recall"].iloc[0])
+    assert "metrics that read them left empty" in caplog.text
+    assert math.isnan(with_metrics(old, tmp_path / "missing")["passage_recall"].iloc[0])
 
 
 def test_record_computes_the_evidence_metrics_from_the_question_and_the_trace():
@@ -217,7 +216,7 @@ MP4 = "5ae237cf5542992decbdcc78"
 MP4_PASSAGE, HAKKINEN_PASSAGE = "9ff3078d2b28a3a8", "e4ad488eca03753c"
 
 
-def test_with_evidence_fills_missing_metrics_from_the_study_slice_and_keeps_held_ones(tmp_path):
+def test_with_metrics_fills_evidence_metrics_from_the_study_slice_and_keeps_held_ones(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps(HOTPOT))
     no_tokens = [{"name": "retrieve:base", "llm_calls": 0}, {"name": "generate", "llm_calls": 1}]
     old = {"id": MP4, "method": "m", "gold": ["Mika Häkkinen"], "steps": no_tokens}
@@ -233,21 +232,21 @@ def test_with_evidence_fills_missing_metrics_from_the_study_slice_and_keeps_held
             old | {"context_ids": [], "answer_coverage": False, "supporting_fact_recall": 0.25},
         ]
     )
-    done = with_evidence(frame, tmp_path)
+    done = with_metrics(frame, tmp_path)
     assert done["answer_coverage"].tolist() == [True, True, True, False]
     # the whole MP4/11 passage; the quoted sentence; other items' texts lost; held values
     assert done["supporting_fact_recall"].tolist()[:2] == [0.5, 0.5]
-    cut = with_evidence(frame.assign(context_texts=[None, [quote[:-20]], None, None]), tmp_path)
+    cut = with_metrics(frame.assign(context_texts=[None, [quote[:-20]], None, None]), tmp_path)
     assert cut["supporting_fact_recall"].iloc[1] == 0.0  # part of a sentence does not count
     assert math.isnan(done["supporting_fact_recall"].iloc[2])
     assert done["supporting_fact_recall"].iloc[3] == 0.25
     assert done["context_llm_tokens"].tolist() == [0.0] * 4  # no call before the answer
     assert "context_llm_tokens" not in frame  # the input is not changed
     # without the study's slice the facts are unknown, the rest is computed as before
-    alone = with_evidence(frame)
+    alone = with_metrics(frame)
     assert alone["supporting_fact_recall"].isna().tolist() == [True, True, True, False]
     assert alone["answer_coverage"].tolist() == [None, True, True, False]
-    assert with_evidence(pd.DataFrame()).empty
+    assert with_metrics(pd.DataFrame()).empty
 
 
 def test_the_study_slice_is_the_one_its_manifest_names(tmp_path, caplog):

@@ -1,4 +1,5 @@
-"""ace_lab.eval.metrics: answers, context_stats, evidence (with facts)."""
+"""ace_lab.eval.metrics: answers, context_stats, evidence (with facts), and the table of metrics
+(:mod:`ace_lab.eval.metrics.table`: one row per record column scoring an answer or a context)."""
 
 from ace_lab.eval.metrics.answers import (
     ANSWER_FORMATS,

@@ -14,9 +14,11 @@ Matching is :func:`~ace_lab.eval.metrics.answers.answer_in_context`'s: SQuAD-nor
 padded with spaces, so "art" is not found in "party" nor "1942" in "19423". The context text is
 its items' texts joined by newlines (a record's ``context_texts``), without the rendered block
 headers (``### round 1 · depth · entity``), whose words and round numbers would otherwise match
-a gold such as "1". :func:`evidence_of` computes the three for a stored record (what
-:func:`ace_lab.eval.studies.record.record` and the back-fill of older records call);
-:func:`recovery` aggregates ACE's recovery over a method's records.
+a gold such as "1". :func:`stored_coverage`, :func:`stored_fact_recall` and
+:func:`stored_llm_tokens` compute them for one record (what the rows of the metrics table,
+:mod:`ace_lab.eval.metrics.table`, call when a record is written and when an older one is read
+back), :func:`evidence_of` all three; :func:`recovery` aggregates ACE's recovery over a
+method's records.
 """
 
 from __future__ import annotations
@@ -137,38 +139,58 @@ def _listed(value: Any, default: Sequence[str] = ()) -> list[str]:
     return list(value) if isinstance(value, list | tuple) else list(default)
 
 
+def stored_coverage(
+    rec: Mapping[str, Any], question: Question | None, passages: Mapping[str, Any]
+) -> bool | None:
+    """``answer_coverage`` of one record: :func:`answer_coverage` on its context text
+    (:func:`_stored_text`; golds are the record's, else its ``question``'s); without a context
+    text the record's ``context_has_answer`` (the same check on the rendered context, block
+    headers included)."""
+    text = _stored_text(rec, passages)
+    if text is None:
+        stored = rec.get("context_has_answer")
+        return None if stored is None or pd.isna(stored) else bool(stored)
+    return answer_coverage(
+        text, _listed(rec.get("gold"), question.answers if question is not None else ())
+    )
+
+
+def stored_fact_recall(
+    rec: Mapping[str, Any], question: Question | None, passages: Mapping[str, Any]
+) -> float | None:
+    """``supporting_fact_recall`` of one record: the ``question``'s facts (its ``extra``, the
+    record's supporting ids, else the question's) found in the record's context text; None
+    without a context text or without ``question`` (one not in the slice)."""
+    text = _stored_text(rec, passages)
+    if text is None or question is None:
+        return None
+    supporting = _listed(rec.get("supporting_ids"), question.supporting_ids)
+    facts = question_facts(question.extra, supporting, passages)
+    return supporting_fact_recall(facts, text, _listed(rec.get("context_ids")))
+
+
+def stored_llm_tokens(rec: Mapping[str, Any]) -> int | None:
+    """``context_llm_tokens`` of one record, from its step rows (:func:`context_llm_tokens`)."""
+    return context_llm_tokens(rec.get("steps"), bool(rec.get("evidence_only") is True))
+
+
 def evidence_of(
     rec: Mapping[str, Any], question: Question | None, passages: Mapping[str, Any]
 ) -> dict[str, Any]:
     """:data:`EVIDENCE_COLUMNS` of one record (the fields :func:`ace_lab.eval.studies.record.
     record` writes), with its ``question`` (its ``extra``; its answers and supporting ids where
     the record has none) and the slice's ``passages`` (id → an object with ``title`` and
-    ``text``; the supporting ones suffice).
+    ``text``; the supporting ones suffice): :func:`stored_coverage`,
+    :func:`stored_fact_recall`, :func:`stored_llm_tokens`, the functions the rows of the
+    metrics table (:mod:`ace_lab.eval.metrics.table`) call one by one.
 
     Without a context text (:func:`_stored_text`), coverage is the record's
     ``context_has_answer`` (the same check on the rendered context, block headers included)
     and supporting-fact recall is None; without ``question`` (one not in the slice) the
     recall is None too.
     """
-    text = _stored_text(rec, passages)
-    golds = _listed(rec.get("gold"), question.answers if question is not None else ())
-    if text is not None:
-        coverage = answer_coverage(text, golds)
-    else:
-        stored = rec.get("context_has_answer")
-        coverage = None if stored is None or pd.isna(stored) else bool(stored)
-    facts = None
-    if question is not None:
-        supporting = _listed(rec.get("supporting_ids"), question.supporting_ids)
-        facts = question_facts(question.extra, supporting, passages)
     return {
-        "answer_coverage": coverage,
-        "supporting_fact_recall": (
-            None
-            if text is None
-            else supporting_fact_recall(facts, text, _listed(rec.get("context_ids")))
-        ),
-        "context_llm_tokens": context_llm_tokens(
-            rec.get("steps"), bool(rec.get("evidence_only") is True)
-        ),
+        "answer_coverage": stored_coverage(rec, question, passages),
+        "supporting_fact_recall": stored_fact_recall(rec, question, passages),
+        "context_llm_tokens": stored_llm_tokens(rec),
     }

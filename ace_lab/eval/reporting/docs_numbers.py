@@ -34,7 +34,7 @@ from ace_lab.eval.judging.calibration import (
     UNINFORMATIVE,
     from_record,
 )
-from ace_lab.eval.metrics.context_stats import CONTEXT_VIEW
+from ace_lab.eval.metrics.table import answer_metrics, context_metrics
 from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.pooled import power_summary
 from ace_lab.eval.reporting.tables import common_ids, method_rows, paired_tests, per_question
@@ -63,15 +63,9 @@ TABLE_LABELS = {
     "2wikimultihopqa_hipporag1000": "2Wiki",
     "musique_dev_sample292": "MuSiQue",
 }
-#: The documentation's names for :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_VIEW`.
-CONTEXT_NAMES = {
-    "context_tokens": "context tokens",
-    "passage_recall": "passage recall",
-    "provenance_recall": "provenance recall",
-    "answer_coverage": "answer coverage",
-    "supporting_fact_recall": "supporting-fact recall",
-    "context_llm_tokens": "LLM tokens for the context",
-    "format_compliance": "format compliance",
+#: The documentation's names for ArcRAG's :data:`~ace_lab.eval.metrics.context_stats.
+#: ORIGIN_COLUMNS`; the context columns' are their labels in the metrics table.
+ORIGIN_NAMES = {
     "context_from_model": "context from model Cypher",
     "context_from_template": "context from template",
     "context_from_fallback": "context from fallback",
@@ -245,21 +239,24 @@ def same_answers_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 def main_table_markdown(combined: pd.DataFrame, labels: Mapping[str, str] | None = None) -> str:
     """The documentation's copy of a :func:`~ace_lab.eval.reporting.tables.main_table_by_dataset`
     table
-    (as ``results/main_table.csv`` holds it): accuracy (n, EM and F1 with intervals) and contexts
-    (:data:`CONTEXT_NAMES`), one markdown table each, data set labels shortened by ``labels``
+    (as ``results/main_table.csv`` holds it): accuracy (n, each answer score with its interval)
+    and contexts (the context columns under their labels in the metrics table, then
+    :data:`ORIGIN_NAMES`), one markdown table each, data set labels shortened by ``labels``
     (default :data:`TABLE_LABELS`), methods as code."""
     labels = TABLE_LABELS if labels is None else labels
     datasets = [c[: -len(" n")] for c in combined.columns if c.endswith(" n")]
     accuracy = {"method": combined["method"].map(lambda m: f"`{m}`")}
     context = dict(accuracy)
+    names = {metric.name: metric.label for metric in context_metrics()} | ORIGIN_NAMES
     for label in datasets:
         short = labels.get(label, label)
         accuracy[f"{short} n"] = combined[f"{label} n"]
-        for metric in ("EM", "F1"):
-            accuracy[f"{short} {metric}"] = combined[f"{label} {metric} [95% CI]"]
-        for column in CONTEXT_VIEW:  # the origin columns only where the table has them
+        for metric in answer_metrics():  # those the table has (one written before a metric)
+            if f"{label} {metric.label} [95% CI]" in combined:
+                accuracy[f"{short} {metric.label}"] = combined[f"{label} {metric.label} [95% CI]"]
+        for column, name in names.items():  # the origin columns only where the table has them
             if f"{label} {column}" in combined:
-                context[f"{short} {CONTEXT_NAMES[column]}"] = combined[f"{label} {column}"]
+                context[f"{short} {name}"] = combined[f"{label} {column}"]
     tables = [to_markdown(pd.DataFrame(accuracy))]
     if len(context) > 1:
         tables.append(to_markdown(pd.DataFrame(context)))

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.eval.metrics.context_stats import mean
+from ace_lab.eval.metrics.table import METRICS
 from ace_lab.eval.statistics import paired_bootstrap
 from ace_lab.eval.statistics.exact import holm
 from ace_lab.eval.statistics.power import TARGET_DIFF, min_detectable_difference, pairs_needed
@@ -36,14 +37,8 @@ from ace_lab.registry.names import parse
 EVIDENCE_METRICS = ("answer_coverage", "passage_recall", "supporting_fact_recall")
 #: The cost of a context: its size and the LLM tokens spent to obtain it (means).
 EVIDENCE_COSTS = ("context_tokens", "context_llm_tokens")
-#: The label of each metric in tables and figures.
-METRIC_LABELS = {
-    "answer_coverage": "answer coverage",
-    "passage_recall": "passage recall",
-    "supporting_fact_recall": "supporting-fact recall",
-    "context_tokens": "context tokens",
-    "context_llm_tokens": "LLM tokens for the context",
-}
+#: The label of each metric in tables and figures (the metrics table's).
+METRIC_LABELS = {name: METRICS[name].label for name in (*EVIDENCE_METRICS, *EVIDENCE_COSTS)}
 
 
 def metric_values(records: pd.DataFrame, metric: str) -> pd.Series:

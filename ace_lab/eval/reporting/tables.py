@@ -4,8 +4,8 @@ Every table takes the frame :func:`ace_lab.eval.studies.study.load_results` retu
 question × method, columns as in :func:`ace_lab.eval.studies.record.record`) and returns a small
 DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one implementation:
 
-- :func:`main_table`: EM/F1 with 95% intervals (Wilson for 0/1 scores, bootstrap otherwise),
-  the context columns and mean cost per method;
+- :func:`main_table`: the answer scores (EM, F1) with 95% intervals (Wilson for 0/1 scores,
+  bootstrap otherwise), the context columns and mean cost per method;
 - :func:`main_table_by_dataset`: those tables side by side, one column group per data set;
 - :func:`paired_tests`: F1 differences against a baseline on shared questions (exact
   sign-flip p, Holm-adjusted over the table's comparisons, minimal detectable difference by
@@ -17,6 +17,8 @@ DataFrame, so notebooks, ``ace-lab report`` and the paper tables share one imple
 
 Every table carries :data:`~ace_lab.eval.metrics.context_stats.CONTEXT_COLUMNS` (context size, the
 two recalls, the evidence metrics, format compliance; :mod:`ace_lab.eval.metrics.context_stats`).
+Scores and context columns are the rows of the metrics table (:mod:`ace_lab.eval.metrics.table`),
+read when a table is made, so a new row reaches every table.
 
 ACE's router and ablation tables are in ``ace_lab.ace.report``; writing tables to
 files in :mod:`ace_lab.eval.reporting.export`. Comparisons between methods use the questions both
@@ -34,7 +36,6 @@ import pandas as pd
 
 from ace_lab.eval.metrics import coverage_and_recovery
 from ace_lab.eval.metrics.context_stats import (
-    CONTEXT_COLUMNS,
     CONTEXT_VIEW,
     ORIGIN_COLUMNS,
     context_columns,
@@ -42,6 +43,7 @@ from ace_lab.eval.metrics.context_stats import (
     origin_columns,
     readers,
 )
+from ace_lab.eval.metrics.table import answer_metrics, context_metrics
 from ace_lab.eval.reporting.costs import COST_COLUMNS, cold_wall
 from ace_lab.eval.reporting.costs import COST_VIEW as COST_VIEW  # re-exported for notebooks
 from ace_lab.eval.reporting.costs import cost_table as cost_table  # re-exported for notebooks
@@ -53,7 +55,14 @@ from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.eval.statistics.resampling import N_RESAMPLES
 
 #: The columns the notebooks show of :func:`main_table` (those present).
-MAIN_VIEW = ["method", "n", "reader", "EM [95% CI]", "F1 [95% CI]", *CONTEXT_VIEW, *COST_COLUMNS]
+MAIN_VIEW = [
+    "method",
+    "n",
+    "reader",
+    *(f"{metric.label} [95% CI]" for metric in answer_metrics()),
+    *CONTEXT_VIEW,
+    *COST_COLUMNS,
+]
 #: The columns the notebooks show of :func:`paired_tests`.
 PAIRED_VIEW = [
     "method",
@@ -85,10 +94,11 @@ def main_table(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """One row per method: n, the reader(s) that answered (``reader``), EM and F1 means with
-    95% intervals, the :data:`CONTEXT_COLUMNS` and mean cost.
+    """One row per method: n, the reader(s) that answered (``reader``), each answer score of the
+    metrics table (EM, F1) as its mean with a 95% interval (``<label>``, ``<label>_low``,
+    ``<label>_high``, ``<label> [95% CI]``), the context columns and mean cost.
 
-    EM/F1 average over questions with a gold answer. A column whose scores are all 0 or 1 (EM
+    Scores average over questions with a gold answer. A column whose scores are all 0 or 1 (EM
     always; F1 where every answer was wholly right or wrong) is a proportion and gets the Wilson
     interval, which has width at any n (a bootstrap of ten zeros is ``[0, 0]``); other F1 columns
     get the percentile bootstrap, seeded so a rerun prints the same numbers
@@ -100,8 +110,10 @@ def main_table(
     for method in select_methods(df, methods):
         sub = method_rows(df, method)
         row: dict[str, Any] = {"method": method, "n": len(sub), "reader": readers(sub)}
-        for label, column in (("EM", "em"), ("F1", "f1")):
-            values = pd.to_numeric(sub[column], errors="coerce").dropna()
+        for metric in answer_metrics():
+            label, scores = metric.label, metric.values(sub)
+            values = pd.Series(dtype=float) if scores is None else scores
+            values = pd.to_numeric(values, errors="coerce").dropna()
             ci = mean_interval(values.to_numpy(), n_resamples=n_resamples, seed=seed)
             row |= {
                 label: ci.mean,
@@ -123,8 +135,8 @@ def main_table_by_dataset(
     tables: Mapping[str, pd.DataFrame], methods: Sequence[str]
 ) -> pd.DataFrame:
     """The Table 2 layout: one row per method and, for each :func:`main_table` in ``tables``
-    (keyed by data set label, in column order), ``<label> n``, EM/F1 ``[95% CI]`` and the
-    :data:`CONTEXT_COLUMNS` the table has (``<label> context_tokens`` ...).
+    (keyed by data set label, in column order), ``<label> n``, each answer score's
+    ``[95% CI]`` (EM, F1) and the context columns the table has (``<label> context_tokens`` ...).
 
     Rows follow ``methods``; a method no table has is left out, one missing from some data
     set has n = 0, ``missing`` intervals and empty context columns there. Empty when no table
@@ -132,8 +144,10 @@ def main_table_by_dataset(
     """
     rows: dict[str, dict[str, Any]] = {}
     columns: list[str] = ["method"]
+    scores = [f"{metric.label} [95% CI]" for metric in answer_metrics()]
+    view = [*(metric.name for metric in context_metrics()), *ORIGIN_COLUMNS]
     for label, table in tables.items():
-        names = ["n", "EM [95% CI]", "F1 [95% CI]", *(c for c in CONTEXT_VIEW if c in table)]
+        names = ["n", *scores, *(c for c in view if c in table)]
         columns += [f"{label} {name}" for name in names]
         for row in table.to_dict("records"):
             entry = rows.setdefault(row["method"], {"method": row["method"]})
@@ -222,36 +236,35 @@ def transfer_table(df: pd.DataFrame, backbone: str, layered: str) -> pd.DataFram
     """ACE Table 6a: a backbone alone (``graphrag``) against a layer over it
     (``ace-full@graphrag``).
 
-    One row per method (n, EM and F1 with their 95% intervals as in :func:`main_table`, the
-    :data:`CONTEXT_COLUMNS`), then the paired difference ``layered − backbone`` on the questions
+    One row per method (n, each answer score with its 95% interval as in :func:`main_table`,
+    the context columns), then the paired difference ``layered − backbone`` on the questions
     both answered, with its paired-bootstrap interval and the F1 permutation p-value.
     """
     pair = [backbone, layered]
     main = main_table(df, pair).set_index("method")
+    scores = answer_metrics()
+    context = [metric.name for metric in context_metrics()]
     rows: list[dict[str, Any]] = [
         {
             "method": m,
             "n": int(main.loc[m, "n"]),
-            "EM": main.loc[m, "EM"],
-            "F1": main.loc[m, "F1"],
-            "EM [95% CI]": main.loc[m, "EM [95% CI]"],
-            "F1 [95% CI]": main.loc[m, "F1 [95% CI]"],
+            **{s.label: main.loc[m, s.label] for s in scores},
+            **{f"{s.label} [95% CI]": main.loc[m, f"{s.label} [95% CI]"] for s in scores},
             "p (permutation)": math.nan,
-            **{column: main.loc[m, column] for column in CONTEXT_COLUMNS},
+            **{column: main.loc[m, column] for column in context},
         }
         for m in pair
     ]
-    em, f1 = (paired_tests(df, backbone, [layered], metric=k).iloc[0] for k in ("em", "f1"))
+    tests = {s.name: paired_tests(df, backbone, [layered], metric=s.name).iloc[0] for s in scores}
+    f1 = tests["f1"]  # the test the paper reports
     rows.append(
         {
             "method": f"Δ {layered} − {backbone} (paired)",
             "n": int(f1["n"]),
-            "EM": em["diff"],
-            "F1": f1["diff"],
-            "EM [95% CI]": em["diff [95% CI]"],
-            "F1 [95% CI]": f1["diff [95% CI]"],
+            **{s.label: tests[s.name]["diff"] for s in scores},
+            **{f"{s.label} [95% CI]": tests[s.name]["diff [95% CI]"] for s in scores},
             "p (permutation)": f1["p_permutation"],
-            **dict.fromkeys(CONTEXT_COLUMNS, math.nan),
+            **dict.fromkeys(context, math.nan),
         }
     )
     return pd.DataFrame(rows)

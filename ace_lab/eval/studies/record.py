@@ -3,31 +3,25 @@
 :func:`record` is what :func:`ace_lab.eval.studies.runner.run` appends to a study's results file for
 each question, and what every table (``ace_lab.eval.reporting.tables``) reads back; its keys are the
 columns of the results frame, with ``position``, ``method``, ``model_identity`` and
-``config_hash`` added by the runner (:mod:`ace_lab.eval.studies.identity`). :func:`with_recalls`
-and :func:`with_evidence` complete records written before a column existed (the two recalls,
-the evidence metrics), from what the records and the study's data set hold.
+``config_hash`` added by the runner (:mod:`ace_lab.eval.studies.identity`). Its scores are the
+rows of the metrics table (:mod:`ace_lab.eval.metrics.table`), which :func:`record` writes after
+the record's own fields and :func:`with_metrics` completes for records written before a row
+existed, from what the records and the study's data set hold.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ace_lab.data import DataError, Passage, Question, Slice, load_slice
-from ace_lab.eval.metrics import (
-    answer_in_context,
-    exact_match,
-    f1_score,
-    is_yes_no,
-    passage_recall,
-    provenance_recall,
-)
-from ace_lab.eval.metrics.evidence import EVIDENCE_COLUMNS, evidence_of
+from ace_lab.eval.metrics import answer_in_context, is_yes_no
+from ace_lab.eval.metrics.table import METRICS, RecordInput, record_columns
 from ace_lab.evidence import Answer, Context, Evidence
 from ace_lab.methods.reader import reader_of_tags
 from ace_lab.steps import AnswerDetails, StepPayload, from_record, to_record
@@ -63,17 +57,16 @@ def record(
     retrieval step (ACE's C_base), read from the trace; None for methods that never refine it
     (one retrieval step): the pair gives Table 5's coverage and recovery.
     ``cold_wall_s`` is the wall time with an empty response cache (``Trace.cold_wall_s``).
-    ``passage_recall`` is the share of the question's ``supporting_ids`` among the passages
-    rendered in the final context (its ``passage`` evidence), ``provenance_recall`` the share
-    among the source ids of every context item (see :mod:`ace_lab.eval.metrics`).
     A method's own columns come from its typed details (``AnswerDetails.columns()``), so a
     baseline's record has none of ACE's; ``details`` and each step row's ``payload`` keep the
     typed values whole (``{"type", "v", ...}``; read back with :func:`record_details` and
     :func:`step_payloads`).
-    The evidence metrics (``answer_coverage``, ``supporting_fact_recall``,
-    ``context_llm_tokens``: :mod:`ace_lab.eval.metrics.evidence`) read the question's
-    ``extra``; ``passages`` (id → the slice's passage) gives a HotpotQA supporting sentence its
-    text, without which only its passage whole in the context finds it.
+    The scores follow the record's own fields: one column per row of the metrics table
+    (:func:`~ace_lab.eval.metrics.table.record_columns`: EM and F1, context size, the two
+    recalls, the evidence metrics), each computed from the fields above, the question and the
+    live answer. The evidence metrics read the question's ``extra``; ``passages`` (id → the
+    slice's passage) gives a HotpotQA supporting sentence its text, without which only its
+    passage whole in the context finds it.
     ``evidence_only``: the run stopped before the answer call
     (:func:`ace_lab.methods.generate.evidence_only`), so ``answer``, ``raw``, ``em`` and ``f1``
     are None and the record measures the context alone.
@@ -84,7 +77,6 @@ def record(
     calls = answer.trace.llm_calls
     evidence = list(answer.context.evidence)
     base = answer.trace.first_retrieval() if answer.trace.refined else None
-    has_gold = bool(golds) and not evidence_only  # an evidence-only record has no answer
     rec = {
         "id": question.id,
         "question": question.question,
@@ -95,10 +87,7 @@ def record(
         # which answer call read the context (ace_lab.methods.reader): tables name it per row
         "reader": None if evidence_only else reader_of_tags(c.tag for c in calls),
         "evidence_only": evidence_only,
-        "em": exact_match(answer.text, golds) if has_gold else None,
-        "f1": f1_score(answer.text, golds) if has_gold else None,
         "yes_no": yes_no,
-        "context_tokens": answer.context.tokens,
         "context_ids": [e.id for e in evidence],
         # the text each context item had, so a judge reading the context (GraphRAG-Bench's
         # evidence recall, context relevancy) never depends on a graph rebuilt since the run
@@ -106,12 +95,6 @@ def record(
         "context_has_answer": _has_answer(evidence, golds, yes_no),
         "base_has_answer": None if base is None else _has_answer(base, golds, yes_no),
         "supporting_ids": list(question.supporting_ids),
-        "passage_recall": passage_recall(
-            [e.id for e in evidence if e.kind == "passage"], question.supporting_ids
-        ),
-        "provenance_recall": provenance_recall(
-            [sid for e in evidence for sid in e.source_ids], question.supporting_ids
-        ),
         "method": answer.method,
         # the columns the method owns (ACE: policy, topology, router, plan; ArcRAG and MOSAIC:
         # their per-question stats), and its typed details whole
@@ -141,7 +124,7 @@ def record(
             for s in answer.trace.steps
         ],
     }
-    return rec | evidence_of(rec, question, passages or {})
+    return rec | record_columns(RecordInput(rec, question, passages or {}, answer))
 
 
 def step_payloads(rec: Mapping[str, Any]) -> list[StepPayload | None]:
@@ -177,85 +160,48 @@ def study_slice(directory: Path, lost: str = "slice unavailable") -> Slice | Non
         return None
 
 
-def study_supporting_ids(directory: Path) -> dict[str, tuple[str, ...]]:
-    """Question id → supporting passage ids of the slice a study names (:func:`study_slice`);
-    empty when it cannot be read."""
-    sl = study_slice(directory, "supporting passages unavailable, passage recall left empty")
-    return {} if sl is None else {q.id: q.supporting_ids for q in sl.questions}
+def with_metrics(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataFrame:
+    """``frame`` with every row of the metrics table (:mod:`ace_lab.eval.metrics.table`) that a
+    record read back can lack; values a record holds are kept, and the files are never
+    rewritten.
 
-
-def _passage_recall_of(row: Mapping[str, Any], supporting: Mapping[str, Sequence[str]]) -> Any:
-    ids = row.get("supporting_ids")
-    if not isinstance(ids, list | tuple):
-        ids = supporting.get(row["id"])
-    context = row.get("context_ids")
-    if ids is None or not isinstance(context, list | tuple):
-        return None
-    return passage_recall(context, ids)  # only passage (chunk) ids can match a supporting id
-
-
-def with_recalls(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataFrame:
-    """``frame`` with ``passage_recall`` and ``provenance_recall`` for every record that can
-    have them; records that already do keep their values, and the files are never rewritten.
-
-    Records written before the two recalls had ``support_recall``, which is provenance recall.
-    Their passage recall is recomputed from ``context_ids`` (a passage's evidence id is its
-    chunk id; every other evidence id has a kind prefix, so only passages can match) and the
-    question's supporting passages: the record's ``supporting_ids``, else the data set named in
-    ``directory``'s manifest (read only when a record needs it). Without ``context_ids`` or
-    supporting passages a recall stays empty.
+    A row with an ``older`` column that a stored record cannot recompute takes its missing
+    values from it (``support_recall`` is provenance recall). A ``stored`` row's missing values
+    are computed by its ``of`` from the record (its ``context_texts``, ``context_ids``,
+    ``gold``, ``supporting_ids``, step rows) and, from the slice ``directory``'s manifest names
+    (read only when a record needs one), its question (``extra``, supporting passages) and the
+    passages (a HotpotQA sentence's text; the text of a context of whole passages whose record
+    kept no ``context_texts``). A stored row's column comes back numeric, or for a ``boolean``
+    row with its true / false / None.
     """
     if frame.empty or "id" not in frame:
         return frame
     frame = frame.copy()
-    if "support_recall" in frame:
-        old = frame["support_recall"]
-        if "provenance_recall" in frame:
-            old = frame["provenance_recall"].where(frame["provenance_recall"].notna(), old)
-        frame["provenance_recall"] = old
-    if "passage_recall" not in frame:
-        frame["passage_recall"] = None
-    todo = frame["passage_recall"].isna()
-    if "context_ids" not in frame or not todo.any():
-        return frame
-    records = frame.loc[todo].to_dict("records")
-    need_data = any(not isinstance(r.get("supporting_ids"), list | tuple) for r in records)
-    supporting = study_supporting_ids(directory) if need_data and directory is not None else {}
-    values = [_passage_recall_of(r, supporting) for r in records]
-    frame["passage_recall"] = frame["passage_recall"].astype(object)
-    frame.loc[todo, "passage_recall"] = pd.Series(values, index=frame.index[todo], dtype=object)
-    frame["passage_recall"] = pd.to_numeric(frame["passage_recall"], errors="coerce")
-    return frame
-
-
-def with_evidence(frame: pd.DataFrame, directory: Path | None = None) -> pd.DataFrame:
-    """``frame`` with :data:`~ace_lab.eval.metrics.evidence.EVIDENCE_COLUMNS` for every record
-    that can have them; values a record holds are kept, and the files are never rewritten.
-
-    A missing value is computed by :func:`~ace_lab.eval.metrics.evidence.evidence_of` from the
-    record (its ``context_texts``, ``context_ids``, ``gold``, ``supporting_ids``, step rows)
-    and, from the slice ``directory``'s manifest names (read only when a record needs one),
-    its question's ``extra`` and the passages (a HotpotQA sentence's text; the text of a
-    context of whole passages whose record kept no ``context_texts``).
-    """
-    if frame.empty or "id" not in frame:
-        return frame
-    frame = frame.copy()
-    for column in EVIDENCE_COLUMNS:
+    rows = [m for m in METRICS.values() if not m.needs_judge]
+    for metric in rows:
+        if metric.older in frame and not metric.stored:
+            frame[metric.name] = metric.values(frame)
+    stored = [m for m in rows if m.stored]
+    for metric in stored:
+        column = metric.name
         frame[column] = frame[column].astype(object) if column in frame else None
-    todo = frame[list(EVIDENCE_COLUMNS)].isna().any(axis=1)
-    if not todo.any():
-        return frame
-    lost = "questions' facts unavailable, supporting-fact recall left empty"
-    sl = study_slice(directory, lost) if directory is not None else None
-    questions = {} if sl is None else {q.id: q for q in sl.questions}
-    passages = {} if sl is None else {p.id: p for p in sl.passages}
-    records = frame.loc[todo].to_dict("records")
-    values = [evidence_of(r, questions.get(r["id"]), passages) for r in records]
-    for column in EVIDENCE_COLUMNS:
-        held = frame.loc[todo, column]
-        computed = pd.Series([v[column] for v in values], index=held.index, dtype=object)
-        frame.loc[todo, column] = held.where(held.notna(), computed)
-    for column in ("supporting_fact_recall", "context_llm_tokens"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    todo = frame[[m.name for m in stored]].isna().any(axis=1)
+    if todo.any():
+        lost = "questions and passages unavailable, metrics that read them left empty"
+        sl = study_slice(directory, lost) if directory is not None else None
+        questions = {} if sl is None else {q.id: q for q in sl.questions}
+        passages = {} if sl is None else {p.id: p for p in sl.passages}
+        inputs = [
+            RecordInput(r, questions.get(r["id"]), passages)
+            for r in frame.loc[todo].to_dict("records")
+        ]
+        for metric in stored:
+            held = frame.loc[todo, metric.name]
+            values = [
+                v if pd.notna(v) else metric.value(x) for v, x in zip(held, inputs, strict=True)
+            ]
+            frame.loc[todo, metric.name] = pd.Series(values, index=held.index, dtype=object)
+    for metric in stored:
+        if not metric.boolean:
+            frame[metric.name] = pd.to_numeric(frame[metric.name], errors="coerce")
     return frame

@@ -7,16 +7,16 @@ method call. The new records go to their own study, ``<study>-reread-<reader>``
 (:func:`reread_study`), beside the old one, never over it, so both stay comparable and a table
 of either says which reader produced each row (``reader``).
 
-A reread record is the source record with the reader's answer: ``answer``, ``raw``, ``em``,
-``f1``, ``reader``, ``evidence_only`` false, ``reread_from`` (the source study),
-``model_identity`` the reader's (the context's stays in ``context_model_identity``), and the
-reader call's own cost in ``reader_input_tokens``, ``reader_output_tokens`` and ``reader_s``
-(cold cache). Every other column, costs included, is the source record's: what the context
-cost to obtain (plus the old answer call, for an answered source). The context is rendered the
-same way for every method: its items in their stored order under one header per evidence kind
-(the round and branch headers of a live render are not stored). Records without
-``context_texts`` (written before contexts were stored) cannot be reread and are counted as
-skipped; records already in the target study are kept (a rerun resumes).
+A reread record is the source record with the reader's answer: ``answer``, ``raw``, its scores (the
+answer rows of :mod:`ace_lab.eval.metrics.table`: ``em``, ``f1``), ``reader``, ``evidence_only``
+false, ``reread_from`` (the source study), ``model_identity`` the reader's (the context's stays in
+``context_model_identity``), and the reader call's own cost in ``reader_input_tokens``,
+``reader_output_tokens`` and ``reader_s`` (cold cache). Every other column, costs included, is the
+source record's: what the context cost to obtain (plus the old answer call, for an answered
+source). The context is rendered the same way for every method: its items in their stored order
+under one header per evidence kind (the round and branch headers of a live render are not stored).
+Records without ``context_texts`` (written before contexts were stored) cannot be reread and are
+counted as skipped; records already in the target study are kept (a rerun resumes).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ace_lab.config import Settings, load_settings
-from ace_lab.eval.metrics import exact_match, f1_score
+from ace_lab.eval.metrics.table import answer_scores
 from ace_lab.eval.studies.jsonl import read_jsonl, record_files
 from ace_lab.eval.studies.study import (
     read_manifest,
@@ -96,16 +96,12 @@ def reread_record(rec: dict[str, Any], llm: LLM, reader: str, task: str, study: 
     with reading(reader):
         generation = generate(llm, str(rec["question"]), context, task)  # type: ignore[arg-type]
     calls = llm.ledger.calls[calls_before:]
-    golds = [g for g in rec.get("gold") or [] if isinstance(g, str)]
-    answer = generation.answer
-    return {
+    answered = {
         **rec,
-        "answer": answer,
+        "answer": generation.answer,
         "raw": generation.raw,
         "reader": reader if task == "qa" else task,
         "evidence_only": False,
-        "em": exact_match(answer, golds) if golds else None,
-        "f1": f1_score(answer, golds) if golds else None,
         "reread_from": study,
         "context_model_identity": rec.get("model_identity"),
         "model_identity": llm.model_identity,
@@ -114,6 +110,7 @@ def reread_record(rec: dict[str, Any], llm: LLM, reader: str, task: str, study: 
         "reader_s": round(sum(c.latency_s for c in calls if not c.cache_hit), 4),
         "time": utc_now(),
     }
+    return answered | answer_scores(answered)  # the new answer's scores
 
 
 def reread(

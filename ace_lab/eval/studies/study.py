@@ -33,12 +33,12 @@ import pandas as pd
 
 from ace_lab.config import REPO_ROOT, Settings, load_settings, redact_url
 from ace_lab.data import DataError
-from ace_lab.eval.metrics import exact_match, f1_score
+from ace_lab.eval.metrics.table import answer_scores
 from ace_lab.eval.studies.identity import RunIdentity, short_identity
 from ace_lab.eval.studies.jsonl import ERRORS_SUFFIX as ERRORS_SUFFIX  # re-exported for callers
 from ace_lab.eval.studies.jsonl import ResultsError, read_jsonl, record_files
 from ace_lab.eval.studies.jsonl import cut_torn_tail as cut_torn_tail
-from ace_lab.eval.studies.record import with_evidence, with_recalls
+from ace_lab.eval.studies.record import with_metrics
 from ace_lab.methods.final_answer import extract_final_answer
 
 if TYPE_CHECKING:  # only a type here: reading results never needs the LLM client
@@ -322,8 +322,8 @@ def load_results(
         if missing:
             raise FileNotFoundError(f"no results file(s): {', '.join(missing)}")
     records = [rec for path in paths for rec in read_jsonl(path)]
-    frame = with_recalls(results_frame(records), directory)  # old records: recalls recomputed
-    frame = with_evidence(frame, directory)  # and the evidence metrics their contexts allow
+    # old records: the metrics they lack, as far as their contexts and the data set allow
+    frame = with_metrics(results_frame(records), directory)
     frame.attrs["study_dir"] = str(directory)  # identity_mix reads the manifest's identities
     return frame
 
@@ -339,10 +339,11 @@ def latest_study(settings: Settings | None = None) -> str:
 
 
 def rescore(study: str, settings: Settings | None = None) -> dict[str, int]:
-    """Re-extract QA answers from the stored raw generations and recompute EM/F1, in place.
+    """Re-extract QA answers from the stored raw generations and recompute their scores (the
+    answer rows of :mod:`ace_lab.eval.metrics.table`: EM, F1), in place.
 
     For when answer extraction improves after a run: the generations, contexts and costs stay
-    as measured; only ``answer``, ``em`` and ``f1`` follow the current ``extract_final_answer``.
+    as measured; only ``answer`` and its scores follow the current ``extract_final_answer``.
     Records without gold (pairwise-judged sets) are left alone. Returns changed records per file.
     """
     changed: dict[str, int] = {}
@@ -359,8 +360,7 @@ def rescore(study: str, settings: Settings | None = None) -> dict[str, int]:
             if answer != rec["answer"]:
                 count += 1
             rec["answer"] = answer
-            rec["em"] = exact_match(answer, rec["gold"])
-            rec["f1"] = f1_score(answer, rec["gold"])
+            rec.update(answer_scores(rec))
         tmp = path.with_suffix(".jsonl.tmp")
         tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
         tmp.replace(path)
