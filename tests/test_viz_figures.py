@@ -109,6 +109,8 @@ def test_stage_costs_plot_calls_and_tokens_not_seconds():
     fig = plot_stage_costs(costs, "naive: cost per step")
     assert [ax.get_xlabel() for ax in fig.axes] == ["LLM calls", "tokens (cold-cache)"]
     assert [p.get_width() for p in fig.axes[0].patches] == [0, 1]
+    legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert legend == ["input", "output"]  # words, not the frame's column names
     assert fig._suptitle.get_text() == "naive: cost per step"
     assert viz.layout_problems(fig) == []  # two columns wide, 7 pt or more, nothing overlaps
     plt.close(fig)

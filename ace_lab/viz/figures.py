@@ -112,8 +112,10 @@ def plot_stage_costs(costs: pd.DataFrame, title: str = "cost per step") -> plt.F
     costs.plot.barh(x="step", y="llm_calls", ax=axes[0], legend=False, color="#1f77b4")
     axes[0].set_xlabel("LLM calls")
     axes[0].xaxis.get_major_locator().set_params(integer=True)
-    costs.plot.barh(x="step", y=["input_tokens", "output_tokens"], stacked=True, ax=axes[1])
+    tokens = costs.rename(columns={"input_tokens": "input", "output_tokens": "output"})
+    tokens.plot.barh(x="step", y=["input", "output"], stacked=True, ax=axes[1])
     axes[1].set_xlabel("tokens (cold-cache)")
+    axes[0].set_ylabel("trace step")
     axes[1].set_ylabel("")
     axes[1].tick_params(labelleft=False)  # the same steps in the same rows: named once
     for ax in axes:
