@@ -13,6 +13,7 @@ the figure's layout is final (``fig.tight_layout()``): the boxes are measured in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.transforms import Bbox
@@ -141,3 +142,20 @@ def place_labels(
             key.append(f"{number} {label}")
         taken.append(box)
     return key
+
+
+def key_under(
+    ax: plt.Axes, lines: Sequence[str], legend: Any, fontsize: float | None = None
+) -> None:
+    """Write the key of numbered labels (``lines``, one per line) centred under ``legend`` (the
+    artist placed below the drawing), so a figure's key stays outside what it explains."""
+    ax.annotate(
+        "\n".join(lines),
+        (0.5, 0),
+        xycoords=legend,
+        xytext=(0, -2),
+        textcoords="offset points",
+        ha="center",
+        va="top",
+        **({} if fontsize is None else {"fontsize": fontsize}),
+    )

@@ -28,7 +28,7 @@ from ace_lab.arc.report.views import (
     witness_view,
 )
 from ace_lab.evidence import Answer, Trace
-from ace_lab.viz.label_placement import place_labels
+from ace_lab.viz.label_placement import key_under, place_labels
 from ace_lab.viz.network import save_view_and_figure
 from ace_lab.viz.palette import view_colours
 from ace_lab.viz.sizes import paper_figure, paper_style
@@ -124,15 +124,7 @@ def _name_nodes(
     order = sorted(pos, key=lambda n: (first.get(n, len(first)), g["group"].get(n) != "anchor"))
     key = place_labels(ax, [pos[n] for n in order], [_plain(names[n], 24) for n in order])
     if key and legend is not None:
-        ax.annotate(
-            "\n".join(textwrap.wrap(" · ".join(key), width)),
-            (0.5, 0),
-            xycoords=legend,
-            xytext=(0, -2),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-        )
+        key_under(ax, textwrap.wrap(" · ".join(key), width), legend)
 
 
 def _plain(text: Any, limit: int) -> str:

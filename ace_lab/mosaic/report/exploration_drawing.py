@@ -32,7 +32,7 @@ from ace_lab.mosaic.report.exploration import (
     exploration_view,
     stop_reason,
 )
-from ace_lab.viz.label_placement import place_labels
+from ace_lab.viz.label_placement import key_under, place_labels
 from ace_lab.viz.network import save_view_and_figure
 from ace_lab.viz.sizes import (
     DOUBLE_COLUMN,
@@ -294,16 +294,8 @@ def _name_nodes(
     for text in ax.texts:  # readable where an edge runs under a name
         text.set_bbox({"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.2})
     if key:
-        ax.annotate(
-            "\n".join(_lines(key, ax.figure.get_size_inches()[0] - 2 * SIDE_MARGINS, " · ")),
-            (0.5, 0),
-            xycoords=legend,
-            xytext=(0, -2),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-            fontsize=MIN_FONT_PT,
-        )
+        width = ax.figure.get_size_inches()[0] - 2 * SIDE_MARGINS
+        key_under(ax, _lines(key, width, " · "), legend, fontsize=MIN_FONT_PT)
 
 
 def _lines(entries: list[str], width: float, sep: str, size: float = MIN_FONT_PT) -> list[str]:
