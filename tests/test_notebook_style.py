@@ -83,3 +83,12 @@ def test_no_code_cell_is_longer_than_the_limit(path, tmp_path):
         if len(source.splitlines()) > MAX_LINES
     ]
     assert not long, f"{path.name} has code cells over {MAX_LINES} lines: {long}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_notebook_showing_cypher_tables_turns_off_their_tex(path):
+    # JupyterLab typesets $...$ in a DataFrame's HTML as TeX: Cypher's $anchors … $chunk_ids
+    # became italic math in notebook 04's attempts table
+    code = "\n".join(source for _, source in _code_cells(path))
+    if "attempts_table(" in code:
+        assert '"display.html.use_mathjax", False' in code
