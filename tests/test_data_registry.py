@@ -15,7 +15,7 @@ from ace_lab.data import (
     list_datasets,
     resolve_data_dir,
 )
-from ace_lab.data.registry import get_spec
+from ace_lab.data.registry import dataset_dir, get_spec
 from tests.conftest import FAKE_PASSAGES, FAKE_QUESTION, fake_dataset_dir
 
 
@@ -45,3 +45,17 @@ def test_graphragbench_sets_are_answered_in_sentences_the_others_as_spans():
     assert {default_task(n) for n in DATASETS if not n.startswith("graphragbench")} == {"qa"}
     with pytest.raises(KeyError, match="unknown dataset"):
         default_task("nope")
+
+
+def test_a_pooled_view_is_listed_where_its_set_is_present(tmp_path: Path) -> None:
+    # a view has no files of its own: CI's data tests found the pooled slices "missing"
+    base = get_spec("hotpotqa_train_sample100_hipporag")
+    folder = dataset_dir(base, tmp_path)
+    folder.mkdir(parents=True)
+    (folder / base.question_files[0]).write_text("[]", encoding="utf-8")
+    listed = list_datasets(tmp_path)
+    assert listed[-2:] == [
+        "hotpotqa_train_sample100_hipporag",
+        "hotpotqa_train_sample100_hipporag_pooled",
+    ]
+    assert "musique_train_sample100_hipporag_pooled" not in listed  # its set is absent
