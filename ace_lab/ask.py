@@ -23,8 +23,8 @@ from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Trace
 from ace_lab.graph.build import build_graph
 from ace_lab.llm import LLM, get_llm
 from ace_lab.methods.generate import Task
+from ace_lab.methods.names import record_spelling
 from ace_lab.registry import graph_family, make_method
-from ace_lab.registry.names import record_spelling
 from ace_lab.retrieval import RetrievalGraph
 
 #: add_corpus and build_graph are here for the README's Python entry (one import).

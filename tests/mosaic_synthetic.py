@@ -14,7 +14,7 @@ from typing import Any
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.analyzer import decide
 from ace_lab.mosaic.policy import FIXED_POLICIES, ExplorationPolicy
-from ace_lab.steps.mosaic import (
+from ace_lab.mosaic.steps import (
     ExplorationChoice,
     ExplorationStop,
     ScoredPath,

@@ -14,14 +14,15 @@ import pytest
 from ace_lab import widgets
 from ace_lab.ace.compose import SOURCE_BACKBONES
 from ace_lab.ace.source import PART
+from ace_lab.ace.specs import ace_config
+from ace_lab.ace.steps import AceDetails, BranchRetrieval, PolicyDecision
+from ace_lab.arc.steps import SchemaView
 from ace_lab.data import Question
 from ace_lab.eval.studies.record import record
 from ace_lab.llm import LLM
-from ace_lab.registry import ace_config, canonical_name, make_method, parse, spec
+from ace_lab.mosaic.steps import ExplorationChoice
+from ace_lab.registry import canonical_name, make_method, parse, spec
 from ace_lab.steps import Retrieval
-from ace_lab.steps.ace import AceDetails, BranchRetrieval, PolicyDecision
-from ace_lab.steps.arc import SchemaView
-from ace_lab.steps.mosaic import ExplorationChoice
 from tests.conftest import (
     ARC_QUESTION,
     ScriptedClient,

@@ -8,12 +8,12 @@ import json
 import pytest
 
 from ace_lab.ace.method import AceConfig
+from ace_lab.ace.steps import AceDetails, PolicyDecision
 from ace_lab.bounded import ConfigError
 from ace_lab.data import load_dataset
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.ace import AceDetails, PolicyDecision
 from tests.conftest import ScriptedClient, ace_reply
 
 STAGES = ["retrieve:base", "policy", "plan", "retrieve:depth", "retrieve:breadth", "merge", "adapt"]
@@ -149,8 +149,8 @@ class _WideSource:
 
 def test_the_shared_budget_variant_keeps_the_context_within_1500_tokens(settings, embedder):
     from ace_lab.ace.method import AceGraphRAG
+    from ace_lab.ace.specs import ace_config
     from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
-    from ace_lab.registry import ace_config
 
     llm = LLM(settings, client=ScriptedClient(ace_reply))
     tokens = {}

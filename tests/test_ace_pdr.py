@@ -8,8 +8,8 @@ import threading
 from ace_lab.ace.backbone import Backbone
 from ace_lab.ace.pdr import parallel_differential_retrieval
 from ace_lab.ace.planner import BranchQuery
+from ace_lab.ace.steps import BranchRetrieval
 from ace_lab.evidence import Evidence, Trace
-from ace_lab.steps.ace import BranchRetrieval
 
 
 class MeetingRetriever:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from ace_lab.ace.planner import plan
+from ace_lab.ace.steps import GapPlan
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM
-from ace_lab.steps.ace import GapPlan
 from tests.conftest import ScriptedClient
 
 

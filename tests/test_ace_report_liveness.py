@@ -14,13 +14,13 @@ from ace_lab.ace.report.liveness import (
     is_ace,
     reason_kind,
 )
+from ace_lab.ace.steps import AceDetails, GapPlan, PolicyDecision, RouterDecision
 from ace_lab.data import load_dataset
 from ace_lab.eval.studies.record import record
 from ace_lab.eval.studies.study import results_frame
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
 from ace_lab.steps import Retrieval, Selection, to_record
-from ace_lab.steps.ace import AceDetails, GapPlan, PolicyDecision, RouterDecision
 from tests.conftest import ScriptedClient, ace_reply
 
 POLICY = {"gap": True, "branches": ["breadth"], "pruning": True, "profile": "qa", "label": "x"}

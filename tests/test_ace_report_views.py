@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from ace_lab.ace.report import STEP_VIEWS
-from ace_lab.evidence import Step
-from ace_lab.steps import Generation
-from ace_lab.steps.ace import (
+from ace_lab.ace.steps import (
     BranchRetrieval,
     Consolidation,
     GapPlan,
     PolicyDecision,
     RouterDecision,
 )
+from ace_lab.evidence import Step
+from ace_lab.steps import Generation
 
 PAYLOADS = [
     RouterDecision("POINT", 2, False, ("bad json",), "Node", "fewshot"),

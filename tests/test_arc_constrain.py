@@ -21,9 +21,9 @@ from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Subplan
 from ace_lab.arc.retrieve import Retrieval
 from ace_lab.arc.schema import schema_for
+from ace_lab.arc.steps import ArcAnchor, CypherAttempt
 from ace_lab.llm import LLM
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.arc import ArcAnchor, CypherAttempt
 from ace_lab.trace import Trace
 from tests.arc_committed import ANCHOR, committed_graph
 from tests.conftest import ScriptedClient, arc_prompt, arc_reply
@@ -205,8 +205,8 @@ def test_arcrag_strict_grammar_never_runs_an_unconstrained_reply(settings, graph
     """``arcrag:strict+grammar`` with the scripted agents' unconstrained Cypher (unlabelled
     nodes, no anchors): every Generator and explorer request carries the grammar, and not one
     of their queries reaches the store."""
+    from ace_lab.arc.steps import CypherExecution
     from ace_lab.registry import make_method
-    from ace_lab.steps.arc import CypherExecution
 
     client = ScriptedClient(arc_reply(phrases={"phrases": ["Carsten Erik Olsen"]}))
     method = make_method("arcrag:strict+grammar", graph, LLM(settings, client=client))

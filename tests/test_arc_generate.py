@@ -11,9 +11,9 @@ from ace_lab.arc.generate import acceptable, run_subplan, scan_cypher
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Subplan
 from ace_lab.arc.schema import StoreSchema, schema_for
+from ace_lab.arc.steps import ArcAnchor
 from ace_lab.graph.store import QueryTimeout
 from ace_lab.llm import LLM
-from ace_lab.steps.arc import ArcAnchor
 from ace_lab.trace import Trace
 from tests.conftest import ScriptedClient, arc_prompt, arc_reply
 

@@ -16,10 +16,10 @@ from ace_lab.arc.generate import anchor_labels, run_subplan, scan_cypher, scan_s
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Subplan
 from ace_lab.arc.schema import schema_for
+from ace_lab.arc.steps import ArcAnchor
 from ace_lab.graph.seeds import build_seed_indexes
 from ace_lab.llm import LLM
 from ace_lab.retrieval import RetrievalGraph
-from ace_lab.steps.arc import ArcAnchor
 from ace_lab.trace import Trace
 from bench.synthetic_graph import HashEmbedder, typed
 from tests.arc_committed import committed_graph

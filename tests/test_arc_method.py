@@ -11,10 +11,10 @@ from dataclasses import replace
 import pytest
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.steps import CypherExecution
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.arc import CypherExecution
 from tests.conftest import ARC_QUESTION, ScriptedClient, arc_prompt, arc_reply
 
 STAGES = [

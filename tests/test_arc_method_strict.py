@@ -8,11 +8,11 @@ import json
 
 import pytest
 
+from ace_lab.arc.steps import ArcGeneration, CypherExecution
 from ace_lab.ask import format_trace
 from ace_lab.llm import LLM
 from ace_lab.registry import make_method
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.arc import ArcGeneration, CypherExecution
 from tests.conftest import ARC_QUESTION, ScriptedClient, arc_prompt, arc_reply
 
 #: A query that runs and returns nothing: no attempt is acceptable, the witness stays empty.

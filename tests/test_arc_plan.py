@@ -7,8 +7,8 @@ from ace_lab.arc.budget import Budget
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import SCAN_GOAL, plan, question_plan, scan_plan
 from ace_lab.arc.schema import StoreSchema
+from ace_lab.arc.steps import ArcAnchor
 from ace_lab.llm import LLM
-from ace_lab.steps.arc import ArcAnchor
 from tests.conftest import ScriptedClient, arc_prompt, arc_reply
 
 SCHEMA = StoreSchema(labels=(("A", 2),), rel_types=(("R", 1),), property_keys=("k",), key="k")

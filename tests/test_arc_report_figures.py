@@ -13,7 +13,7 @@ import pytest
 
 from ace_lab.arc.report.figures import SINGLE_COLUMN_NODES, graph_figure
 from ace_lab.arc.report.views import INTERFACE_COLOURS, interface_graph
-from ace_lab.steps.arc import ArcAnchor, InterfaceBuilt
+from ace_lab.arc.steps import ArcAnchor, InterfaceBuilt
 from ace_lab.viz.sizes import DOUBLE_COLUMN, SINGLE_COLUMN
 from ace_lab.viz.text_layout import layout_problems
 

@@ -11,9 +11,9 @@ from ace_lab.arc.report.liveness import (
     budget_of,
     is_arc,
 )
+from ace_lab.arc.steps import ArcDetails, CypherAttempt, CypherExecution, CypherQuery
+from ace_lab.arc.steps import SufficiencyCheck as Check
 from ace_lab.steps import to_record
-from ace_lab.steps.arc import ArcDetails, CypherAttempt, CypherExecution, CypherQuery
-from ace_lab.steps.arc import SufficiencyCheck as Check
 
 STATS = {"passes_used": 2, "stop_reason": "sufficient", "cypher_queries": 3}
 STATS |= {"written_subplans": 2, "acceptable_rate": 0.3333}

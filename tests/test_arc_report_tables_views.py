@@ -11,12 +11,7 @@ import pytest
 
 from ace_lab.arc import report
 from ace_lab.arc.report import tables, views
-from ace_lab.arc.witness import replay_recorded
-from ace_lab.evidence import Answer, Context, Trace
-from ace_lab.llm import LLM
-from ace_lab.registry import make_method
-from ace_lab.steps import StopDecision
-from ace_lab.steps.arc import (
+from ace_lab.arc.steps import (
     ArcAnchor,
     ArcDetails,
     ArcGeneration,
@@ -31,6 +26,11 @@ from ace_lab.steps.arc import (
     SchemaView,
     SufficiencyCheck,
 )
+from ace_lab.arc.witness import replay_recorded
+from ace_lab.evidence import Answer, Context, Trace
+from ace_lab.llm import LLM
+from ace_lab.registry import make_method
+from ace_lab.steps import StopDecision
 from ace_lab.trace import Step
 from tests.conftest import ARC_QUESTION, ScriptedClient, arc_reply
 

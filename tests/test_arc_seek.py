@@ -14,11 +14,11 @@ from ace_lab.arc.explore import params_for, probe_queries
 from ace_lab.arc.retrieve import Retrieval, anchor_query, triple_query
 from ace_lab.arc.schema import introspect, schema_for
 from ace_lab.arc.seek import into_anchors, provenance_map
+from ace_lab.arc.steps import ArcAnchor
 from ace_lab.graph.seeds import build_seed_indexes
 from ace_lab.graph.store.guard import check_read_only
 from ace_lab.graph.tables import GraphTables
 from ace_lab.retrieval import RetrievalGraph
-from ace_lab.steps.arc import ArcAnchor
 from bench.synthetic_graph import HashEmbedder, typed
 
 COMMITTED = (

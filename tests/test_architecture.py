@@ -2,16 +2,21 @@
 
 Layers, lowest first (a module may import its own layer and the ones below it, never above):
 
-  core       config, tokens, bounded, trace, evidence, prompts
+  core       config, tokens, bounded, steps, trace, evidence, prompts, plugins (the list of
+             method packages: strings only)
   services   llm, embed, index
   data       data
   graph      graph
   retrieval  retrieval
-  methods    methods, ace, arc, mosaic, chooser
+  methods    methods (base, the name grammar, MethodSpec, the plugin contract) and every
+             registered method package (ace_lab.plugins.METHOD_PACKAGES)
   registry   registry
   analysis   eval, viz (generic: never a method package, in any import form)
-  reports    ace.report, arc.report, mosaic.report (each method's tables, figures, views)
+  reports    <method>.report for every method package: its top floor (tables, figures, views)
   top        widgets, ask, notebooks, lab, cli, cli_commands, __main__
+
+The method packages and their reports are read from the registered plugins, so a new method
+package is placed by joining ``METHOD_PACKAGES``, never by editing this file.
 
 Module sizes are counted on ``ruff format`` output (the test fails while a module is not
 formatted), and ``# fmt: skip`` is allowed only on a literal table (an assignment of a tuple,
@@ -32,23 +37,36 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from ace_lab.plugins import METHOD_PACKAGES as REGISTERED
+
 PACKAGE = Path(__file__).resolve().parents[1] / "ace_lab"
+#: The method packages this installation registers, by their part name (``ace``, ``arc``, …).
+METHOD_PACKAGES = tuple(p.removeprefix("ace_lab.") for p in REGISTERED if p.startswith("ace_lab."))
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "core",
-        ("config", "tokens", "bounded", "steps", "trace", "evidence", "prompts", "sqlite_wal"),
+        (
+            "config",
+            "tokens",
+            "bounded",
+            "steps",
+            "trace",
+            "evidence",
+            "prompts",
+            "sqlite_wal",
+            "plugins",
+        ),
     ),
     ("services", ("llm", "embed", "index")),
     ("data", ("data",)),
     ("graph", ("graph",)),
     ("retrieval", ("retrieval",)),
-    ("methods", ("methods", "ace", "arc", "mosaic", "chooser")),
+    ("methods", ("methods", *METHOD_PACKAGES)),
     ("registry", ("registry",)),
     ("analysis", ("eval", "viz")),
-    ("reports", ("ace.report", "arc.report", "mosaic.report")),
+    ("reports", tuple(f"{m}.report" for m in METHOD_PACKAGES)),
     ("top", ("widgets", "ask", "notebooks", "lab", "cli", "cli_commands", "__main__")),
 )
-METHOD_PACKAGES = ("ace", "arc", "mosaic")
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
 
@@ -141,14 +159,23 @@ def test_no_import_cycles_between_packages():
     assert not cycles, f"package import cycles: {cycles}"
 
 
+#: The one arrow from analysis into a method package, named with its reason: the chooser's
+#: model and cross-validation (``ace_lab.chooser``, below) are fitted by
+#: ``eval/reporting/chooser.py``, whose command the committed model file records (moving the
+#: module changes the file, its sha256 and so ``auto``'s configuration hash and records).
+ANALYSIS_IMPORTS: dict[str, str] = {"ace_lab/eval/reporting/chooser.py": "chooser"}
+
+
 def test_analysis_imports_no_method_package():
     """``eval`` and ``viz`` are generic: what is specific to one method lives in its package."""
     found = []
     for path in MODULES:
         if _top(_module_name(path)) not in ("eval", "viz"):
             continue
+        rel = str(path.relative_to(PACKAGE.parent))
         for name, _, line in _imports(path):
-            if _top(name).split(".")[0] in METHOD_PACKAGES:
+            package = _top(name).split(".")[0]
+            if package in METHOD_PACKAGES and ANALYSIS_IMPORTS.get(rel) != package:
                 found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {name}")
     assert not found, "\n".join(found)
 

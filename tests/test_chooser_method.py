@@ -7,13 +7,13 @@ import pytest
 
 from ace_lab.chooser import fit
 from ace_lab.chooser.method import AutoMethod
+from ace_lab.chooser.specs import MODEL_FILE, load_model, model_path
+from ace_lab.chooser.steps import ChosenMethod, MethodChoice
 from ace_lab.eval.studies.record import step_payloads
 from ace_lab.eval.studies.runner import run
 from ace_lab.llm import LLM
 from ace_lab.registry import METHODS, make_method, spec
-from ace_lab.registry.auto import MODEL_FILE, load_model, model_path
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.chooser import ChosenMethod, MethodChoice
 from tests.conftest import ScriptedClient, ace_reply
 
 
@@ -46,7 +46,7 @@ def test_auto_names_resolve_without_joining_every_registered_method():
 
 
 def test_the_committed_model_loads_with_runnable_candidates():
-    model = load_model(model_path())
+    model = load_model(spec, model_path())
     assert model.methods and all(spec(m).family == "hierarchical" for m in model.methods)
     assert model.command
 

@@ -19,10 +19,9 @@ from ace_lab.mosaic.controls import (
 from ace_lab.mosaic.method import Mosaic
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.report.steps import payload
+from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.prompts import load_prompt
 from ace_lab.registry import canonical_name, make_method, parse, spec
-from ace_lab.registry.mosaic import source_settings
-from ace_lab.steps.mosaic import ExplorationChoice
 from tests.conftest import QA_REPLY, ScriptedClient
 from tests.test_mosaic_policy import _junk, assert_valid
 
@@ -144,13 +143,12 @@ def test_the_committed_names_keep_their_configuration_hash():
 
 
 def test_compositions_keep_their_analyzer(settings, toy_graph):
-    assert source_settings(spec("mosaic:signals"))[0::2] == (None, None)
-    policy, _, analyzer = source_settings(spec("mosaic"))
-    assert policy is None and analyzer == ControlsAnalyzer()
-    assert source_settings(spec("mosaic-fixed:wide"))[0].beam_width == 24
     llm = LLM(settings, client=ScriptedClient(controls_reply()))
+    wide = make_method("mosaic-fixed:wide>ace-full", toy_graph, llm).backbone.source.method
+    assert wide.policy.beam_width == 24 and wide.analyzer is None
     composed = make_method("mosaic>ace-full", toy_graph, llm)
     method = composed.backbone.source.method  # the MOSAIC inside the composition
     assert isinstance(method, Mosaic) and method.analyzer == ControlsAnalyzer()
+    assert method.policy is None  # the analyzer's per-query policy
     signals = make_method("mosaic:signals>ace-full", toy_graph, llm).backbone.source.method
     assert signals.analyzer is None and signals.policy is None

@@ -9,9 +9,9 @@ from ace_lab.data import load_dataset
 from ace_lab.llm import LLM
 from ace_lab.mosaic.policy import FIXED_POLICIES
 from ace_lab.mosaic.report.steps import payload, payloads
+from ace_lab.mosaic.steps import ExplorationChoice, ExplorationStop, TraversalDepth
 from ace_lab.registry import make_method
 from ace_lab.steps import Generation
-from ace_lab.steps.mosaic import ExplorationChoice, ExplorationStop, TraversalDepth
 from tests.conftest import ScriptedClient, mosaic_reply
 
 STAT_KEYS = {

@@ -26,8 +26,8 @@ from ace_lab.mosaic.report.exploration import (
     exploration_view,
 )
 from ace_lab.mosaic.report.exploration_drawing import exploration_figure, save_exploration
+from ace_lab.mosaic.steps import ScoredPath
 from ace_lab.steps import replace
-from ace_lab.steps.mosaic import ScoredPath
 from ace_lab.viz.sizes import DOUBLE_COLUMN, SINGLE_COLUMN
 from ace_lab.viz.text_layout import layout_problems
 from tests.mosaic_synthetic import make_trace, path, two_depth_trace

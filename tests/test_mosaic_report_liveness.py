@@ -12,8 +12,8 @@ from ace_lab.mosaic.report.liveness import (
     mosaic_decisions,
     mosaic_liveness,
 )
+from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.steps import to_record
-from ace_lab.steps.mosaic import ExplorationChoice
 
 STATS = {"stop_reason": "converged", "depth_reached": 2, "connectors_used": 3}
 STATS |= {"analyzer_fallback": False}

@@ -21,8 +21,8 @@ from ace_lab.mosaic.report.policies import (
     with_budget_matched,
 )
 from ace_lab.mosaic.report.steps import BEFORE_TYPED_STEPS, payload
+from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.registry import spec
-from ace_lab.steps.mosaic import ExplorationChoice
 from tests.mosaic_synthetic import make_trace, record, slice_records
 
 SIGNALS = {

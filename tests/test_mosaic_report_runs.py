@@ -18,7 +18,7 @@ from ace_lab.mosaic.report.runs import (
     with_family,
 )
 from ace_lab.mosaic.report.steps import payloads
-from ace_lab.steps.mosaic import TraversalDepth
+from ace_lab.mosaic.steps import TraversalDepth
 from tests.conftest import ScriptedClient, mosaic_reply
 
 

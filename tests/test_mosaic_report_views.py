@@ -5,14 +5,14 @@ from __future__ import annotations
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.report import STEP_VIEWS
 from ace_lab.mosaic.report.steps import BEFORE_TYPED_STEPS
-from ace_lab.steps import replace
-from ace_lab.steps.mosaic import (
+from ace_lab.mosaic.steps import (
     EvidenceSelection,
     ExplorationChoice,
     ExplorationStop,
     SeedSelection,
     TraversalDepth,
 )
+from ace_lab.steps import replace
 from tests.mosaic_synthetic import two_depth_trace
 
 

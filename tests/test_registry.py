@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from ace_lab.ace.method import AceGraphRAG
+from ace_lab.ace.specs import ace_config, fixed_policy_runs
 from ace_lab.arc.method import ArcRAG
 from ace_lab.llm import LLM
 from ace_lab.methods.base import RetrieveThenGenerate
@@ -14,8 +15,6 @@ from ace_lab.mosaic.method import Mosaic
 from ace_lab.registry import (
     METHODS,
     REGISTRY,
-    ace_config,
-    fixed_policy_runs,
     graph_family,
     make_method,
     method_table,

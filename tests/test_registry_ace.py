@@ -1,14 +1,14 @@
-"""ace_lab.registry.ace: the ``:b<N>`` budget variant of every ACE name, the split pruning
+"""ace_lab.ace.specs: the ``:b<N>`` budget variant of every ACE name, the split pruning
 ablations, and the configuration hashes of the names committed records carry."""
 
 from __future__ import annotations
 
 import pytest
 
+from ace_lab.ace.specs import SHARED_BUDGET, ace_config, at_budget, split_variant
 from ace_lab.eval.studies.identity import config_hash
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
-from ace_lab.registry import ace_config, canonical_name, parse, spec
-from ace_lab.registry.ace import SHARED_BUDGET, at_budget, split_variant
+from ace_lab.registry import canonical_name, parse, spec
 
 #: Hashes of names the committed results carry (results/*/manifest.json), taken before the
 #: budget variant and the split pruning switch existed: they must not move.

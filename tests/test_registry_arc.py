@@ -1,4 +1,4 @@
-"""ace_lab.registry.arc: ArcRAG's names pick the stages, the switches (``strict``), the budget
+"""ace_lab.arc.specs: ArcRAG's names pick the stages, the switches (``strict``), the budget
 and the graph family, in one canonical order; the registry entries read the Cypher store on
 every family (Direct-Cypher: one attempt, one pass); existing names keep their config hash."""
 

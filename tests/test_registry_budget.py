@@ -11,10 +11,10 @@ from ace_lab.eval.studies.identity import config_hash
 from ace_lab.eval.studies.study import read_jsonl, safe_name
 from ace_lab.methods.hipporag import HippoConfig
 from ace_lab.methods.naive import NaiveConfig
+from ace_lab.methods.names import parse
 from ace_lab.mosaic.method import MosaicConfig
 from ace_lab.registry import spec
 from ace_lab.registry.budget import split_budget, with_budget_token
-from ace_lab.registry.names import parse
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 CAPS = {NaiveConfig: "budget_tokens", HippoConfig: "budget_tokens", MosaicConfig: "budget_tokens"}

@@ -1,4 +1,4 @@
-"""ace_lab.registry.names: one grammar ``head[:variant][@family][/policy]`` for every method
+"""ace_lab.methods.names: one grammar ``head[:variant][@family][/policy]`` for every method
 name (``>`` still read); every name in the committed records parses, writes back exactly and
 resolves."""
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ace_lab.ace.policy import fixed_policies
+from ace_lab.methods.names import record_spelling
 from ace_lab.registry import (
     GRAMMAR,
     METHODS,
@@ -19,7 +20,6 @@ from ace_lab.registry import (
     parse,
     spec,
 )
-from ace_lab.registry.names import record_spelling
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

@@ -1,4 +1,4 @@
-"""ace_lab.steps.mosaic: MOSAIC's payloads survive a record, and ``MosaicDetails.columns`` are
+"""ace_lab.mosaic.steps: MOSAIC's payloads survive a record, and ``MosaicDetails.columns`` are
 the record columns MOSAIC wrote before typed details (a committed record rebuilt exactly)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from ace_lab.mosaic.steps import MosaicDetails
 from ace_lab.steps import from_record, to_record
-from ace_lab.steps.mosaic import MosaicDetails
 from tests.mosaic_synthetic import two_depth_trace
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"

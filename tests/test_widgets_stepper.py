@@ -139,8 +139,8 @@ def test_method_and_policy_steppers_run_registry_methods(settings, toy_graph):
 
 
 def test_arcrag_steps_per_pass_and_subplan_and_mosaic_per_depth(settings, openie_graph, toy_graph):
-    from ace_lab.steps.arc import CypherExecution
-    from ace_lab.steps.mosaic import TraversalDepth
+    from ace_lab.arc.steps import CypherExecution
+    from ace_lab.mosaic.steps import TraversalDepth
 
     arc = make_method("arcrag", openie_graph, LLM(settings, client=ScriptedClient(arc_reply())))
     answer = arc.answer(ARC_QUESTION)

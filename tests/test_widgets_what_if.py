@@ -1,5 +1,5 @@
-"""ace_lab.widgets.what_if, .what_if_views, .what_if_panel and .knobs: the what-if explorer
-answers one question under registry names, cache-first (a probe that refuses every request
+"""ace_lab.widgets.what_if, .what_if_views, .what_if_panel and each method's knobs: the what-if
+explorer answers one question under registry names, cache-first (a probe that refuses every request
 the cache does not hold says what is missing before anything reaches the model), scores it,
 compares it with the previous setting, and its panel re-answers as a control moves."""
 
@@ -9,11 +9,13 @@ from html import escape
 
 import pytest
 
+from ace_lab.ace import knobs as ace_knobs
+from ace_lab.arc import knobs as arc_knobs
 from ace_lab.data.records import Question
 from ace_lab.evidence import Evidence
 from ace_lab.llm import LLM
+from ace_lab.mosaic import knobs as mosaic_knobs
 from ace_lab.registry import make_method
-from ace_lab.widgets import knobs
 from ace_lab.widgets.what_if import Outcome, WhatIf, compare, cost_of
 from ace_lab.widgets.what_if_panel import Controls, Panel
 from ace_lab.widgets.what_if_views import (
@@ -30,28 +32,33 @@ QUESTION = Question("q0", "Where is the tidal lantern kept?", "museum", (), (), 
 
 
 def test_controls_are_registry_names():
-    assert knobs.mosaic_name() == "mosaic"
-    assert knobs.mosaic_name("wide") == "mosaic-fixed:wide"
-    assert knobs.mosaic_name("budget", 10, 2) == "mosaic-budget-matched:10x2"
-    assert knobs.arc_name("arcrag", 1, 2, "openie") == "arcrag:r1p2@openie"
-    assert knobs.arc_name("arcrag", 3, 6, strict=True, grammar=True) == "arcrag:strict+grammar+r3p6"
-    assert knobs.arc_name("direct-cypher", 1, 1, strict=True, grammar=True) == (
+    assert mosaic_knobs.mosaic_name() == "mosaic"
+    assert mosaic_knobs.mosaic_name("wide") == "mosaic-fixed:wide"
+    assert mosaic_knobs.mosaic_name("budget", 10, 2) == "mosaic-budget-matched:10x2"
+    assert arc_knobs.arc_name("arcrag", 1, 2, "openie") == "arcrag:r1p2@openie"
+    assert (
+        arc_knobs.arc_name("arcrag", 3, 6, strict=True, grammar=True)
+        == "arcrag:strict+grammar+r3p6"
+    )
+    assert arc_knobs.arc_name("direct-cypher", 1, 1, strict=True, grammar=True) == (
         "direct-cypher:grammar+r1p1"
     )
-    assert knobs.mosaic_name("signals") == "mosaic:signals"
-    assert knobs.ace_name("full") == "ace-full"
-    assert knobs.ace_name("POINT", "graphrag") == "ace-fixed:gap+depth+prune@graphrag"
-    assert knobs.ace_topology("ace-fixed", "gap+depth+prune") == "POINT"
+    assert mosaic_knobs.mosaic_name("signals") == "mosaic:signals"
+    assert ace_knobs.ace_name("full") == "ace-full"
+    assert ace_knobs.ace_name("POINT", "graphrag") == "ace-fixed:gap+depth+prune@graphrag"
+    assert ace_knobs.ace_topology("ace-fixed", "gap+depth+prune") == "POINT"
     # ACE's budget: the default names no token, any other is the registry's :b<N>.
-    assert knobs.ace_name("full", budget=knobs.ACE_DEFAULT_BUDGET) == "ace-full"
-    assert knobs.ace_name("full", budget=1500) == "ace-full:b1500"
-    assert knobs.ace_name("POINT", "graphrag", 1500) == "ace-fixed:gap+depth+prune+b1500@graphrag"
-    assert knobs.ace_topology("ace-fixed", "gap+depth+prune+b1500") == "POINT"
-    assert knobs.ace_budget("gap+depth+prune+b1500") == 1500
-    assert knobs.ace_budget("") == knobs.ACE_DEFAULT_BUDGET == 2400
+    assert ace_knobs.ace_name("full", budget=ace_knobs.ACE_DEFAULT_BUDGET) == "ace-full"
+    assert ace_knobs.ace_name("full", budget=1500) == "ace-full:b1500"
+    assert (
+        ace_knobs.ace_name("POINT", "graphrag", 1500) == "ace-fixed:gap+depth+prune+b1500@graphrag"
+    )
+    assert ace_knobs.ace_topology("ace-fixed", "gap+depth+prune+b1500") == "POINT"
+    assert ace_knobs.ace_budget("gap+depth+prune+b1500") == 1500
+    assert ace_knobs.ace_budget("") == ace_knobs.ACE_DEFAULT_BUDGET == 2400
     with pytest.raises(ValueError, match="unknown MOSAIC width"):
-        knobs.mosaic_name("huge")
-    assert knobs.mosaic_ranges() == {"budget": (8, 16), "depth": (2, 4)}
+        mosaic_knobs.mosaic_name("huge")
+    assert mosaic_knobs.mosaic_ranges() == {"budget": (8, 16), "depth": (2, 4)}
 
 
 @pytest.fixture
@@ -116,10 +123,12 @@ def test_the_panel_reanswers_when_a_control_moves(explorer):
     panel.update()
     first = panel.answer.value
     assert "mosaic-fixed:narrow" in first and "F1" in first
-    panel.controls.width.value = "budget"  # a control moves: the panel re-answers
+    panel.controls.widget(
+        "MOSAIC", "width"
+    ).value = "budget"  # a control moves: the panel re-answers
     assert "mosaic-budget-matched:12x3" in panel.answer.value
     assert "srcdoc" in panel.graph.value and panel.pager.stages
-    panel.controls.depth.value = 2
+    panel.controls.widget("MOSAIC", "depth").value = 2
     assert "mosaic-budget-matched:12x2" in panel.answer.value
     assert len(what.history) == 3
 

@@ -9,8 +9,10 @@ as that ACE method alone). This module holds what ACE needs to compose:
   part of the composition that produced them (``meta["part"]``: the source's name for C_base,
   ``ace:<branch>`` for a differential retrieval; the merge adds ``provenance``);
 - :data:`SOURCE_BACKBONES`: the retrieve-then-generate baselines as sources, each branch at
-  another setting of the same retriever (the registry builds MOSAIC's and ArcRAG's sources
-  from their own packages and injects them; ACE imports no other method package).
+  another setting of the same retriever (MOSAIC's and ArcRAG's sources come from their own
+  plugins, :attr:`ace_lab.methods.plugin.MethodPlugin.source`; ACE imports no other method
+  package);
+- :func:`composed_spec`: the spec of ``<source>><ace name>`` over a source's factory.
 
 ====================  =====================  ====================  =========================
 source                C_base                 Depth                 Breadth
@@ -29,11 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ace_lab.ace.backbone import Backbone, graphrag_backbone, hirag_backbone
+from ace_lab.ace.method import AceGraphRAG
 from ace_lab.ace.source import PART, EvidenceSource
+from ace_lab.ace.specs import REPORT, ace_config
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Evidence, Trace, tag
+from ace_lab.llm import LLM
+from ace_lab.methods.base import Method
 from ace_lab.methods.hipporag import HippoConfig, HippoRetriever
 from ace_lab.methods.lightrag import LightRAGRetriever
 from ace_lab.methods.naive import NaiveConfig, NaiveRetriever
+from ace_lab.methods.names import MethodName, parse
+from ace_lab.methods.plugin import SourceFactory
+from ace_lab.methods.spec import MethodSpec
 from ace_lab.retrieval import RetrievalGraph
 
 #: NaiveRAG's Breadth setting: a three times larger pool and budget (more, farther passages).
@@ -92,3 +101,29 @@ class Provenanced:
 def _part(items: list[Evidence], part: str) -> list[Evidence]:
     """``items`` with ``meta["part"]`` set, keeping their branch and round."""
     return [tag([e], e.branch, e.round, **{PART: part})[0] for e in items]
+
+
+def backbone_source(source: MethodSpec) -> SourceFactory:
+    """A baseline's retriever as a composition's source (its head's :data:`SOURCE_BACKBONES`)."""
+    build = SOURCE_BACKBONES[source.name.split(":")[0].split("@")[0]]
+    return lambda graph, llm: build(graph)
+
+
+def composed_spec(parts: MethodName, source: MethodSpec, build: SourceFactory) -> MethodSpec:
+    """The spec of composition ``parts`` (``mosaic>ace-full``): the ACE name after ``>`` over
+    the evidence ``build`` serves for ``source``. It reads the source's graph family (and its
+    Cypher store) and keeps every configuration of both parts, so its config hash changes when
+    either part's does."""
+    name = str(parts)
+    if parse(parts.policy).family:
+        raise KeyError(f"{name!r}: the ACE part takes no @backbone; the source is its backbone")
+    config = ace_config(parts.policy)
+
+    def factory(graph: RetrievalGraph, llm: LLM) -> Method:
+        evidence = Provenanced(build(graph, llm), source.name)
+        return AceGraphRAG(evidence, llm, config, name=name, embedder=graph.embedder)
+
+    own = (config.policy,) if config.policy is not None else ()
+    configs = (config, *own, config.adapt, *source.configs)
+    about = f"{parts.policy} over the evidence of {source.name} (composition)"
+    return MethodSpec(name, source.family, factory, source.needs_store, about, configs, REPORT)

@@ -8,9 +8,9 @@
     C̃ ← Adapt_y(C*; π)                       step "adapt"
     a ← LLM(P_y(q, C̃))                       step "generate" (always the original query)
 
-Each step records a typed payload (:mod:`ace_lab.steps.ace`; the base retrieval, the adaptation
+Each step records a typed payload (:mod:`ace_lab.ace.steps`; the base retrieval, the adaptation
 and the answer use the generic ``Retrieval``, ``Selection`` and ``Generation``), and the answer
-carries :class:`~ace_lab.steps.ace.AceDetails`, whose ``columns()`` are ACE's record columns.
+carries :class:`~ace_lab.ace.steps.AceDetails`, whose ``columns()`` are ACE's record columns.
 
 Full-ACE, Adaptive-ACE, every ablation, the oracle's fixed policies, Fixed Multi-Resolution and
 the GraphRAG transfer are configurations of this class (see ``ace_lab.registry``); so is every
@@ -29,13 +29,13 @@ from ace_lab.ace.planner import Plan, original_query_plan, plan
 from ace_lab.ace.policy import ContextPolicy, full_policy, profile_for, topology_policy
 from ace_lab.ace.router import ROUTER_PROMPTS, RouterPrompt, route
 from ace_lab.ace.source import EvidenceSource
+from ace_lab.ace.steps import AceDetails, Consolidation, PolicyDecision, RouterDecision
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Answer, Context, Trace, merge, tag
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import PromptStyle, Task, generate
 from ace_lab.steps import Generation, Retrieval, Selection
-from ace_lab.steps.ace import AceDetails, Consolidation, PolicyDecision, RouterDecision
 
 PolicyMode = Literal["full", "adaptive", "fixed"]
 

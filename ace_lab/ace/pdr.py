@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ace_lab.ace.planner import BranchQuery
 from ace_lab.ace.source import EvidenceSource
+from ace_lab.ace.steps import BranchRetrieval
 from ace_lab.evidence import Evidence, Trace, tag
-from ace_lab.steps.ace import BranchRetrieval
 
 
 def retrieve_branch(

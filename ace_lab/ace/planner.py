@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from ace_lab.ace.policy import Branch
+from ace_lab.ace.steps import GapPlan
 from ace_lab.evidence import current_step
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
-from ace_lab.steps.ace import GapPlan
 
 BRANCH_MODES: dict[Branch, str] = {"depth": "hi_local", "breadth": "hi_global"}
 BRANCH_GOALS: dict[Branch, str] = {"depth": "empowerment", "breadth": "diversity"}

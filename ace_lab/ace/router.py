@@ -11,7 +11,7 @@ follows them.
 Up to three attempts (retries use a new seed, see ``LLM.json``); if none parses, the label is
 ``OVERVIEW`` (paper, Appendix E.1). A label the model spells another way (``contrast``,
 ``Edge``, ``Comparison``) is read as the topology it names. The label, the raw label the model
-wrote, the attempts and the fallback are a :class:`~ace_lab.steps.ace.RouterDecision`, recorded on
+wrote, the attempts and the fallback are a :class:`~ace_lab.ace.steps.RouterDecision`, recorded on
 the open trace step.
 """
 
@@ -23,10 +23,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, PrivateAttr, model_validator
 
 from ace_lab.ace.policy import FALLBACK_TOPOLOGY, TOPOLOGIES, Topology
+from ace_lab.ace.steps import RouterDecision
 from ace_lab.evidence import current_step
 from ace_lab.llm import LLM
 from ace_lab.prompts import Prompt, load_prompt
-from ace_lab.steps.ace import RouterDecision
 
 RouterPrompt = Literal["paper", "fewshot"]
 #: Router prompt choice → prompt file.

@@ -8,7 +8,7 @@ planner emits subplans (:mod:`~ace_lab.arc.plan`), the generator compiles, check
 Cypher per subplan (:mod:`~ace_lab.arc.generate`, run by :mod:`~ace_lab.arc.execute`), acceptable
 results join the witness (:mod:`~ace_lab.arc.witness`) and the answer is composed and judged
 (:mod:`~ace_lab.arc.answer`). :mod:`~ace_lab.arc.method` runs the loop; :mod:`~ace_lab.arc.budget`
-holds the frozen budget. Each step records a typed payload (:mod:`ace_lab.steps.arc`), which
+holds the frozen budget. Each step records a typed payload (:mod:`ace_lab.arc.steps`), which
 :mod:`~ace_lab.arc.report` shows (notebook 04's tables and views, the stepper's step views).
 Nothing here names a label, type or property of our own constructions.
 """

@@ -23,10 +23,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ace_lab.arc.steps import CypherQuery
 from ace_lab.evidence import current_step
 from ace_lab.graph.store import GraphStore
 from ace_lab.graph.store.cypher_text import mask
-from ace_lab.steps.arc import CypherQuery
 
 #: Longest variable-length pattern a query may traverse.
 MAX_HOPS = 4

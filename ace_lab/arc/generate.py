@@ -39,11 +39,11 @@ from ace_lab.arc.plan import Subplan
 from ace_lab.arc.rows import graph_items, row_values, rows_text
 from ace_lab.arc.schema import StoreSchema, q
 from ace_lab.arc.seek import MAX_LABELS, starts
+from ace_lab.arc.steps import CypherAttempt
 from ace_lab.graph.names import bounded_str
 from ace_lab.graph.store import GraphStore
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
-from ace_lab.steps.arc import CypherAttempt
 
 #: Answer types whose value must hold a digit (a year, a count, an amount).
 NUMERIC_TYPES = ("date", "number", "year", "count", "amount", "quantity")

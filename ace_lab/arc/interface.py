@@ -4,7 +4,7 @@ Exploration reports what it saw near the anchors: relation descriptors (with the
 variants), signatures ``(t_i, ρ, t_j)`` with how often each was observed, groups of names that
 denote the same thing (aliases), and example paths. The planner and the generator read it
 through :meth:`QueryInterface.render`; the trace keeps it whole (:meth:`QueryInterface.built`).
-Anchors are :class:`~ace_lab.steps.arc.ArcAnchor` payloads, recorded as they are.
+Anchors are :class:`~ace_lab.arc.steps.ArcAnchor` payloads, recorded as they are.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ace_lab.steps.arc import ArcAnchor, CypherQuery, InterfaceBuilt
+from ace_lab.arc.steps import ArcAnchor, CypherQuery, InterfaceBuilt
 
 
 @dataclass(frozen=True)

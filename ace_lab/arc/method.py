@@ -14,8 +14,8 @@ off, as the paper has it: ``template`` (an open scan's first attempt is the sche
 neighbourhood-scan template, no model call) and ``fallback`` (an empty witness answers from the
 retrieved passages; off: from an empty context).
 
-Each step records a typed payload (:mod:`ace_lab.steps.arc`) that carries its pass and subplan;
-the answer's :class:`~ace_lab.steps.arc.ArcDetails` hold the budget, the passes, the witness and
+Each step records a typed payload (:mod:`ace_lab.arc.steps`) that carries its pass and subplan;
+the answer's :class:`~ace_lab.arc.steps.ArcDetails` hold the budget, the passes, the witness and
 the per-question ``stats``, which say what share of the context came from model-written queries,
 from the template and from the fallback (:func:`~ace_lab.arc.answer.context_provenance`).
 """
@@ -41,13 +41,7 @@ from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.plan import Plan, plan, question_plan
 from ace_lab.arc.retrieve import Retrieval, retrieve, rewrite_query, search_phrases
 from ace_lab.arc.schema import schema_for
-from ace_lab.arc.witness import Witness
-from ace_lab.bounded import Bounded, ConfigError, bounded
-from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace
-from ace_lab.llm import LLM
-from ace_lab.methods.generate import PromptStyle, Task, generate
-from ace_lab.steps import StopDecision
-from ace_lab.steps.arc import (
+from ace_lab.arc.steps import (
     ArcDetails,
     ArcGeneration,
     ArcPass,
@@ -57,6 +51,12 @@ from ace_lab.steps.arc import (
     SufficiencyCheck,
     WitnessUpdate,
 )
+from ace_lab.arc.witness import Witness
+from ace_lab.bounded import Bounded, ConfigError, bounded
+from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace
+from ace_lab.llm import LLM
+from ace_lab.methods.generate import PromptStyle, Task, generate
+from ace_lab.steps import StopDecision
 
 COMPONENTS = ("full", "explorer+generator", "generator", "direct")
 

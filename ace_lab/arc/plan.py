@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field
 from ace_lab.arc.budget import Budget
 from ace_lab.arc.interface import QueryInterface
 from ace_lab.arc.schema import StoreSchema
+from ace_lab.arc.steps import ArcPlan, PlannedSubplan
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
-from ace_lab.steps.arc import ArcPlan, PlannedSubplan
 
 #: The answer type when the planner gives none.
 DEFAULT_ANSWER_TYPE = "text"

@@ -23,10 +23,10 @@ from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import run_cypher
 from ace_lab.arc.schema import StoreSchema, q
 from ace_lab.arc.seek import by_provenance, edge_sources
+from ace_lab.arc.steps import ArcAnchor, ArcRetrieval
 from ace_lab.graph.names import bounded_list, bounded_str
 from ace_lab.llm import LLM
 from ace_lab.prompts import load_prompt
-from ace_lab.steps.arc import ArcAnchor, ArcRetrieval
 
 #: Index hits per phrase (the paper's per-corpus retrieval depth; one value for every graph).
 TOP_K = 5

@@ -16,17 +16,13 @@ It satisfies ``ace_lab.ace.source.EvidenceSource`` structurally (no import of AC
 
 from __future__ import annotations
 
-from typing import Any
-
 from ace_lab.arc.answer import BRANCH, compose
-from ace_lab.arc.budget import Budget
 from ace_lab.arc.execute import query_log
-from ace_lab.arc.method import ArcConfig, ArcRAG
+from ace_lab.arc.method import ArcRAG
 from ace_lab.arc.retrieve import TOP_K, retrieve
 from ace_lab.arc.schema import schema_for
 from ace_lab.arc.witness import Witness
 from ace_lab.evidence import Evidence, Trace
-from ace_lab.llm import LLM
 
 #: Index hits of the Breadth branch (three times ArcRAG's per-phrase depth).
 BREADTH_K = 3 * TOP_K
@@ -42,19 +38,11 @@ class ArcSource:
 
     base_mode = "arcrag"
 
-    def __init__(
-        self,
-        graph: Any,
-        llm: LLM,
-        config: ArcConfig | None = None,
-        budget: Budget | None = None,
-        *,
-        name: str = "arcrag",
-    ) -> None:
-        self.name = name
-        self.graph = graph
-        self.budget = budget or Budget()
-        self.method = ArcRAG(graph, llm, config, self.budget, name=name)
+    def __init__(self, method: ArcRAG) -> None:
+        self.name = method.name
+        self.graph = method.graph
+        self.budget = method.budget
+        self.method = method
 
     def base(self, query: str, task: str, trace: Trace) -> list[Evidence]:
         """ArcRAG's final context, every pass recorded as steps of ``trace``."""

@@ -1,6 +1,6 @@
 """Choosing a method per question: question features, the fitted chooser, cross-validation.
 
-``auto`` (``ace_lab.registry.auto``) reads a committed :class:`ChooserModel`
+``auto`` (``ace_lab.chooser.specs``) reads a committed :class:`ChooserModel`
 (``results/chooser/model.json``), buckets the question by :func:`question_form` (text only: no
 retrieval and no LLM call before the choice), and runs the method with the highest expected
 accuracy minus ``λ`` × expected input tokens. :mod:`.crossval` scores the same rule

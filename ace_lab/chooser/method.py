@@ -2,8 +2,8 @@
 
 The choice reads the question's text only (:func:`question_features`), so it costs no LLM call
 and no retrieval. The answer is the chosen method's, under a trace whose first step
-(``choose``) records a :class:`~ace_lab.steps.chooser.MethodChoice` and whose other steps are
-the chosen method's own; its details (:class:`~ace_lab.steps.chooser.ChosenMethod`) name the
+(``choose``) records a :class:`~ace_lab.chooser.steps.MethodChoice` and whose other steps are
+the chosen method's own; its details (:class:`~ace_lab.chooser.steps.ChosenMethod`) name the
 method whose evidence and answer these are.
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from ace_lab.chooser.features import question_features
 from ace_lab.chooser.model import ChooserModel, lam_label
+from ace_lab.chooser.steps import ChosenMethod, MethodChoice
 from ace_lab.evidence import Answer, Trace
 from ace_lab.methods.base import Method
 from ace_lab.methods.generate import Task
-from ace_lab.steps.chooser import ChosenMethod, MethodChoice
 
 
 class AutoMethod:

@@ -80,7 +80,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         score_line,
         whole_corpus_warning,
     )
-    from ace_lab.registry.names import record_spelling
+    from ace_lab.methods.names import record_spelling
 
     check_not_cut_at_redirect([args.method])
     args.method = record_spelling(check_method(args.method))
@@ -184,7 +184,7 @@ def user_results(settings: Settings, dataset: str) -> Settings:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ace_lab.ask import slice_of
-    from ace_lab.registry.names import record_spelling
+    from ace_lab.methods.names import record_spelling
 
     check_not_cut_at_redirect(args.methods)
     if args.budgets is not None:

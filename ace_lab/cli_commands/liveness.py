@@ -26,6 +26,7 @@ from types import ModuleType
 import pandas as pd
 
 from ace_lab.eval.liveness import COLUMNS, liveness_markdown, liveness_summary, write_liveness
+from ace_lab.registry.plugins import reports as plugin_reports
 
 #: The committed studies the liveness tables are made for.
 LIVENESS_STUDIES = (
@@ -45,12 +46,6 @@ SLICE_NAMES = {
     "graphragbench_novel-n20-s0": "Novel",
     "ultradomain_mix-n8-s0": "UltraDomain",
 }
-#: The short names ``liveness_count`` takes for the report packages.
-REPORTS = {
-    "ACE": "ace_lab.ace.report",
-    "ArcRAG": "ace_lab.arc.report",
-    "MOSAIC": "ace_lab.mosaic.report",
-}
 
 
 @cache
@@ -62,10 +57,10 @@ def _liveness_module(report: str) -> ModuleType | None:
 
 def study_liveness(frame: pd.DataFrame, reports: Iterable[str] | None = None) -> pd.DataFrame:
     """The frequency table of one study's records: each report package's (``reports``, default
-    every one in :data:`REPORTS`) ``liveness.LIVENESS_TABLE`` over the methods it owns, in that
-    order."""
+    every plugin's, :func:`ace_lab.registry.plugins.reports`) ``liveness.LIVENESS_TABLE`` over
+    the methods it owns, in that order."""
     tables = []
-    for report in REPORTS.values() if reports is None else reports:
+    for report in plugin_reports().values() if reports is None else reports:
         module = _liveness_module(report)
         if module is not None and not frame.empty:
             tables.append(module.LIVENESS_TABLE(frame))
@@ -166,13 +161,14 @@ def liveness_table_figure(results_dir: Path, args: tuple[str, ...]) -> str:
 def liveness_count_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``liveness_count WHO MECHANISM VALUE [STUDY]``: ``k of n``, the questions with that
     value of all those the mechanism decided, over every study (or ``STUDY``: a full name or
-    a docs short name such as ``hotpot``); ``WHO`` is a method name or a report's short name
-    (:data:`REPORTS`: every method of it), a mechanism's spaces written ``+``
-    (``sufficiency+verdicts``)."""
+    a docs short name such as ``hotpot``); ``WHO`` is a method name or a plugin's title
+    (:func:`ace_lab.registry.plugins.reports`: every method of its report), a mechanism's
+    spaces written ``+`` (``sufficiency+verdicts``)."""
     who, mechanism, value, *study = args
     table = _slices(results_dir, study[0] if study else None)
-    if who in REPORTS:
-        table = table[table["method"].map(lambda m: _report_of(m) == REPORTS[who])]
+    if who in plugin_reports():
+        report = plugin_reports()[who]
+        table = table[table["method"].map(lambda m: _report_of(m) == report)]
     else:
         table = table[table["method"] == who]
     mechanism = mechanism.replace("+", " ")  # a marker's arguments are split at spaces

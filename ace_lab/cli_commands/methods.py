@@ -3,8 +3,9 @@ every setting.
 
 The listing has three parts: the registered methods (one row each, the description wrapped),
 the variants and graph families any head takes (with ``auto``, the per-question chooser), and
-the compositions ``<source>/<ACE method>`` with every head that can be a source. Each example
-name in it (:data:`EXAMPLES`) is one the registry resolves (``tests/test_cli_commands_methods``).
+the compositions ``<source>/<method>`` with every head that can be a source. The variants and
+compositions are the plugins' own (:class:`~ace_lab.methods.plugin.MethodPlugin`); each example
+name in them (:func:`examples`) is one the registry resolves (``tests/test_cli_commands_methods``).
 """
 
 from __future__ import annotations
@@ -14,63 +15,21 @@ import textwrap
 
 #: Columns the listing fits in (a terminal, a README code block).
 WIDTH = 100
-#: Every example name the listing shows; each one resolves (tested).
-EXAMPLES = (
-    "ace-fixed:gap+depth",
-    "ace/gap+depth",
-    "ace-full:b1500",
-    "ace-full@graphrag",
-    "arcrag:strict+r1p1",
-    "arcrag@openie-bare",
-    "mosaic-fixed:narrow",
-    "mosaic/narrow",
-    "mosaic-budget-matched:12x2",
-    "mosaic@openie",
-    "auto",
-    "auto:20",
-    "auto:inf",
-    "mosaic/ace-full",
-    "arcrag/ace-adaptive",
-    "hipporag@hierarchical/ace-fixed:gap+depth",
+#: The variant every head takes (each plugin adds its own, :attr:`MethodPlugin.variants`).
+BUDGET_VARIANT = (
+    "<method>:b<tokens>",
+    "any method with its final context capped at that many tokens, the last + token of "
+    "a variant (naive:b600, mosaic-fixed:wide+b600, arcrag:strict+r1p1+b600, ace-full:b1500)",
 )
-#: (pattern, what it names) for the variants and families; the examples are in :data:`EXAMPLES`.
-VARIANTS = (
-    (
-        "ace-fixed:<policy>",
-        "one fixed ACE policy, its steps joined by +: gap, depth, breadth, "
-        "prune (ace-fixed:gap+depth, also written ace/gap+depth)",
-    ),
-    (
-        "<method>:b<tokens>",
-        "any method with its final context capped at that many tokens, the last + token of "
-        "a variant (naive:b600, mosaic-fixed:wide+b600, arcrag:strict+r1p1+b600, ace-full:b1500)",
-    ),
-    (
-        "<ace method>@<backbone>",
-        "ACE over another backbone: hirag (default), graphrag (ace-full@graphrag)",
-    ),
-    (
-        "<arc head>:<tokens>",
-        "ArcRAG's switches strict, grammar, patterns and its budget of Cypher "
-        "attempts per subplan × passes, joined by + (arcrag:strict+r1p1)",
-    ),
-    ("<arc head>@<graph>", "ArcRAG on typed (default), openie or openie-bare (arcrag@openie-bare)"),
-    (
-        "mosaic-fixed:<width>",
-        "one fixed MOSAIC policy: narrow, medium, wide (mosaic-fixed:narrow, "
-        "also written mosaic/narrow)",
-    ),
-    (
-        "mosaic-budget-matched:<b>x<d>",
-        "MOSAIC at an evidence budget × depth cap (mosaic-budget-matched:12x2)",
-    ),
-    ("<mosaic method>@openie", "MOSAIC on the OpenIE graph (mosaic@openie)"),
-    (
-        "auto, auto:<λ>",
-        "the chooser: one method per question from its wording, at a cost weight "
-        "λ per million input tokens (auto:20; auto:inf: the cheapest)",
-    ),
-)
+
+
+def examples() -> tuple[str, ...]:
+    """Every example name the listing shows (each one resolves: tested)."""
+    from ace_lab.registry.plugins import plugins
+
+    found = [name for p in plugins() for name in p.examples]
+    found += [example for p in plugins() for example, _ in p.compositions if "…" not in example]
+    return tuple(found)
 
 
 def _rows(rows: list[tuple[str, str]], first: int, width: int) -> list[str]:
@@ -92,7 +51,8 @@ def listing(width: int = WIDTH) -> str:
     """Every registered method, variant, graph family, ``auto`` and composition, as text
     whose every line fits in ``width`` columns."""
     from ace_lab.registry import GRAMMAR, method_table
-    from ace_lab.registry.compose import SOURCE_HEADS
+    from ace_lab.registry.compose import source_heads
+    from ace_lab.registry.plugins import plugins
 
     table = method_table()
     store = {True: "*", False: ""}
@@ -106,7 +66,9 @@ def listing(width: int = WIDTH) -> str:
         28 + 2 + column,
         width,
     )
-    sources = ", ".join(SOURCE_HEADS)
+    sources = ", ".join(source_heads())
+    variants = [BUDGET_VARIANT, *(row for p in plugins() for row in p.variants)]
+    compositions = [row for p in plugins() for row in p.compositions]
     note = (
         "'>' is the same separator (records and tables write it: 'mosaic>ace-full'), "
         "but a shell reads it unquoted as a redirect: type '/' or quote the name."
@@ -118,22 +80,10 @@ def listing(width: int = WIDTH) -> str:
         *methods,
         "",
         "Variants and graph families (any name of the head)",
-        *_rows(list(VARIANTS), 28, width),
+        *_rows(variants, 28, width),
         "",
-        "Compositions: <source>/<ACE method>, ACE's context policy over another method's evidence",
-        *_rows(
-            [
-                ("mosaic/ace-full", "ACE-Full over MOSAIC's selected context"),
-                ("arcrag/ace-adaptive", "Adaptive-ACE over ArcRAG's evidence"),
-                (
-                    "hipporag@hierarchical/…",
-                    "any source name: hipporag@hierarchical/ace-fixed:gap+depth",
-                ),
-                ("sources", sources),
-            ],
-            28,
-            width,
-        ),
+        "Compositions: <source>/<method>, a method run over another method's evidence",
+        *_rows([*compositions, ("sources", sources)], 28, width),
         *textwrap.wrap(note, width, break_on_hyphens=False),
     ]
     return "\n".join(parts)

@@ -35,8 +35,8 @@ from pydantic import BaseModel, ValidationError
 from ace_lab.bounded import Adjustment
 from ace_lab.llm import LLM
 from ace_lab.mosaic.policy import ExplorationPolicy
+from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.prompts import load_prompt
-from ace_lab.steps.mosaic import ExplorationChoice
 
 ANALYZER_PROMPT = "mosaic_analyzer"
 ANALYZER_MAX_TOKENS = 160

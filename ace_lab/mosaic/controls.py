@@ -6,7 +6,7 @@ and missing values reverted. One JSON-schema call from the question alone asks f
 control of :class:`~ace_lab.mosaic.policy.ExplorationPolicy` but ``patience`` (the paper fixes
 it at 1); the reply goes through :meth:`ExplorationPolicy.clamp` as it is, with no mapping and
 no project floors, so every clamp, default, unknown key and cross-field repair is an
-``Adjustment`` in the ``policy`` step (:class:`~ace_lab.steps.mosaic.ExplorationChoice`).
+``Adjustment`` in the ``policy`` step (:class:`~ace_lab.mosaic.steps.ExplorationChoice`).
 
 The schema the server decodes against (:class:`ControlsReply`) types each control (integer,
 boolean, string, list of strings) but states neither ranges nor the allowed strings: those are

@@ -11,12 +11,13 @@ policy changes.
 Every stage is a trace step — ``policy``, ``seed``, ``traverse:<d>`` (one per depth, kept and
 pruned paths with every score component), ``stop`` (reason, gain/completeness curve),
 ``select`` (roles, drops, floor restores, source windows) and ``generate``, each recording its
-typed payload (:mod:`ace_lab.steps.mosaic`) — and ``answer.details`` (``MosaicDetails``)
+typed payload (:mod:`ace_lab.mosaic.steps`) — and ``answer.details`` (``MosaicDetails``)
 carries the per-question numbers the evaluation records.
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass
 
@@ -30,17 +31,17 @@ from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.scoring import PathScorer
 from ace_lab.mosaic.seeds import ChosenSeeds, select_seeds
 from ace_lab.mosaic.select import select, source_windows
-from ace_lab.mosaic.traverse import DepthRecord, Explorer
-from ace_lab.mosaic.view import GraphView
-from ace_lab.retrieval import RetrievalGraph
-from ace_lab.steps import Generation
-from ace_lab.steps.mosaic import (
+from ace_lab.mosaic.steps import (
     EvidenceSelection,
     ExplorationStop,
     MosaicDetails,
     SeedSelection,
     TraversalDepth,
 )
+from ace_lab.mosaic.traverse import DepthRecord, Explorer
+from ace_lab.mosaic.view import GraphView
+from ace_lab.retrieval import RetrievalGraph
+from ace_lab.steps import Generation
 
 #: Pruned paths listed per depth in the trace (all are counted; ours).
 TRACE_PRUNED = 12
@@ -93,6 +94,13 @@ class Mosaic:
         self.config = config or MosaicConfig()
         self.name = name
         self.analyzer = analyzer
+
+    def at_policy(self, policy: ExplorationPolicy) -> Mosaic:
+        """This method at one fixed ``policy`` (no analyzer call), sharing its graph view (and
+        the view's fact cache), LLM, settings and name."""
+        fixed = copy.copy(self)
+        fixed.policy, fixed.analyzer = policy, None
+        return fixed
 
     def decide(self, query: str) -> PolicyDecision:
         if self.policy is not None:

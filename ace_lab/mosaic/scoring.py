@@ -34,9 +34,9 @@ import numpy as np
 
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.seeds import QUESTION, Seed
+from ace_lab.mosaic.steps import ScoredPath
 from ace_lab.mosaic.view import GraphView, cosine
 from ace_lab.retrieval import EdgeInfo
-from ace_lab.steps.mosaic import ScoredPath
 
 REWARDS = ("relevance", "target", "specificity", "anchor", "transition", "coherence")
 PENALTIES = ("hub", "repetition", "question_label")

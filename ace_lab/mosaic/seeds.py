@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ace_lab.mosaic.policy import ExplorationPolicy
+from ace_lab.mosaic.steps import SeedPick
 from ace_lab.mosaic.view import GraphView
-from ace_lab.steps.mosaic import SeedPick
 
 ENTITY_WEIGHT = 0.6
 RELATION_WEIGHT = 0.4

@@ -15,11 +15,8 @@ It satisfies ``ace_lab.ace.source.EvidenceSource`` structurally (no import of AC
 from __future__ import annotations
 
 from ace_lab.evidence import Evidence, Trace
-from ace_lab.llm import LLM
-from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer
-from ace_lab.mosaic.method import Mosaic, MosaicConfig
+from ace_lab.mosaic.method import Mosaic
 from ace_lab.mosaic.policy import FIXED_POLICIES, ExplorationPolicy
-from ace_lab.retrieval import RetrievalGraph
 
 #: The Depth branch's policy (ours): deeper and narrower than Fixed Medium.
 DEPTH_POLICY = ExplorationPolicy(
@@ -37,24 +34,15 @@ class MosaicSource:
 
     base_mode = "mosaic"
 
-    def __init__(
-        self,
-        graph: RetrievalGraph,
-        llm: LLM,
-        *,
-        policy: ExplorationPolicy | None = None,
-        config: MosaicConfig | None = None,
-        name: str = "mosaic",
-        analyzer: ControlsAnalyzer | None = PAPER_ANALYZER,
-    ) -> None:
-        self.name = name
-        self.method = Mosaic(graph, llm, policy=policy, config=config, name=name, analyzer=analyzer)
+    def __init__(self, method: Mosaic) -> None:
+        self.name = method.name
+        self.method = method
+        # the same method at each branch's fixed policy: one graph view (and its fact cache)
+        # and one configuration for all, no analyzer call
         self.branches = {
-            branch: (mode, Mosaic(graph, llm, policy=chosen, config=config, name=name))
+            branch: (mode, method.at_policy(chosen))
             for branch, (mode, chosen) in BRANCH_POLICIES.items()
         }
-        for _, method in self.branches.values():
-            method.view = self.method.view  # one graph view (and its fact cache) for all
 
     def base(self, query: str, task: str, trace: Trace) -> list[Evidence]:
         """MOSAIC's selected context, its stages recorded as steps of ``trace``."""

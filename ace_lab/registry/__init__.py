@@ -6,7 +6,7 @@ not a copied code path: each spec names the graph family it reads, whether it ne
 store, its configuration objects, its report package and a factory over the shared
 ``RetrievalGraph`` and ``LLM``. Methods receive those configuration objects, never a name.
 
-Every name is parsed once, by one grammar (:mod:`ace_lab.registry.names`)::
+Every name is parsed once, by one grammar (:mod:`ace_lab.methods.names`)::
 
     head[:variant][@family][>policy]
 
@@ -24,9 +24,8 @@ Every name is parsed once, by one grammar (:mod:`ace_lab.registry.names`)::
 
 from __future__ import annotations
 
-from ace_lab.registry.ace import ACE_ABLATIONS, ACE_CONFIGS, ace_config, fixed_policy_runs
-from ace_lab.registry.method_spec import Factory, MethodSpec
-from ace_lab.registry.names import GRAMMAR, MethodName, head_of, parse
+from ace_lab.methods.names import GRAMMAR, MethodName, head_of, parse
+from ace_lab.methods.spec import Factory, MethodSpec
 from ace_lab.registry.specs import (
     METHODS,
     REGISTRY,
@@ -40,18 +39,14 @@ from ace_lab.registry.specs import (
 )
 
 __all__ = [
-    "ACE_ABLATIONS",
-    "ACE_CONFIGS",
     "GRAMMAR",
     "METHODS",
     "REGISTRY",
     "Factory",
     "MethodName",
     "MethodSpec",
-    "ace_config",
     "canonical_name",
     "describe_method",
-    "fixed_policy_runs",
     "graph_family",
     "head_of",
     "make_method",

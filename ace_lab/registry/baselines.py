@@ -15,7 +15,7 @@ from ace_lab.methods.hipporag import HippoConfig, HippoRetriever
 from ace_lab.methods.hirag import HiConfig, HiRetriever
 from ace_lab.methods.lightrag import LightRAGConfig, LightRAGRetriever
 from ace_lab.methods.naive import NaiveConfig, NaiveRetriever
-from ace_lab.registry.method_spec import MethodSpec
+from ace_lab.methods.spec import MethodSpec
 from ace_lab.retrieval import RetrievalGraph
 
 

@@ -6,7 +6,7 @@ method: the final context handed to the reader holds at most ``N`` tokens
 ``mosaic-fixed:wide+b600``, ``arcrag:strict+grammar+patterns+r1p1+b600`` and ACE's
 ``ace-full:b600`` (its adaptation budget, which is its final context) all cap the context at 600
 tokens; without the token a method keeps its own default (1,500 for every method but ACE's
-2,400, ``ace_lab.registry.ace``), its configuration and its hash.
+2,400, ``ace_lab.ace.specs``), its configuration and its hash.
 
 ACE parses the token itself (its variant also carries a policy label); every other method's
 spec says how it runs at another budget (:attr:`MethodSpec.rebudget`), so this module only
@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from ace_lab.registry.method_spec import MethodSpec
-from ace_lab.registry.names import MethodName, parse
+from ace_lab.methods.names import MethodName, parse
+from ace_lab.methods.spec import MethodSpec
 
 #: The budget token: ``b`` and a token count without a leading zero.
 BUDGET_TOKEN = re.compile(r"b([1-9][0-9]*)")

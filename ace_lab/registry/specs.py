@@ -1,40 +1,37 @@
-"""The table of every method and the one lookup that resolves any name to its ``MethodSpec``."""
+"""The table of every method and the one lookup that resolves any name to its ``MethodSpec``.
+
+The baselines' rows, then each registered plugin's (:mod:`ace_lab.registry.plugins`), in table
+order; a name that is not registered is resolved by the plugin that owns its head."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from types import ModuleType
 
 import pandas as pd
 
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.registry import ace, arc, auto, compose, mosaic
+from ace_lab.methods.names import parse
+from ace_lab.methods.spec import MethodSpec
+from ace_lab.registry import compose
 from ace_lab.registry.baselines import BASELINE_SPECS
 from ace_lab.registry.budget import budgeted
-from ace_lab.registry.method_spec import MethodSpec
-from ace_lab.registry.names import MethodName, parse
+from ace_lab.registry.plugins import plugin_of, plugins
 from ace_lab.retrieval import RetrievalGraph
 
-#: Every registered method, in table order (tables list methods in this order).
-SPECS: tuple[MethodSpec, ...] = (
-    *BASELINE_SPECS,
-    *ace.ACE_SPECS,
-    *mosaic.MOSAIC_SPECS,
-    *arc.ARC_SPECS,
-)
+
+def registered_specs() -> tuple[MethodSpec, ...]:
+    """Every registered method now (the baselines, then each plugin's), in table order."""
+    own = (p.resolve(parse(n), lambda m: spec(m)) for p in plugins() for n in p.registered)
+    return (*BASELINE_SPECS, *own)
+
+
+#: Every registered method at import, in table order (tables list methods in this order).
+SPECS: tuple[MethodSpec, ...] = registered_specs()
 REGISTRY: dict[str, MethodSpec] = {s.name: s for s in SPECS}
 #: Registered names in table order.
 METHODS: tuple[str, ...] = tuple(REGISTRY)
-
-#: Which method family resolves a parsed name that is not registered, by its head.
-_RESOLVERS: tuple[tuple[Callable[[str], bool], Callable[[MethodName], MethodSpec]], ...] = (
-    (mosaic.is_mosaic, mosaic.resolve),
-    (arc.is_arc, arc.resolve),
-    (ace.is_ace, ace.resolve),
-    (auto.is_auto, auto.resolve),
-)
 
 
 def spec(name: str) -> MethodSpec:
@@ -50,10 +47,12 @@ def spec(name: str) -> MethodSpec:
     at_budget = budgeted(parts, spec)  # <name>+b<N>: the method at another context budget
     if at_budget is not None:
         return at_budget
-    for owns, resolve in _RESOLVERS:
-        if owns(parts.head):
-            return resolve(parts)
-    raise KeyError(f"unknown method {name!r}; known: {', '.join(METHODS)}, ace-fixed:<policy>")
+    owner = plugin_of(parts.head)
+    if owner is not None:
+        return owner.resolve(parts, spec)
+    raise KeyError(
+        f"unknown method {name!r}; known: {', '.join(METHODS)} (ace-lab methods lists every form)"
+    )
 
 
 def canonical_name(name: str) -> str:
@@ -95,7 +94,7 @@ def method_table() -> pd.DataFrame:
                 "cypher store": s.needs_store,
                 "description": s.description,
             }
-            for s in SPECS
+            for s in registered_specs()
         ]
     )
 

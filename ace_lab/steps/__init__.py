@@ -7,17 +7,23 @@ never on a step's name or on dict keys. A record stores a payload with :func:`to
 the dataclass, and gives ``None`` for a record written before payloads existed or for a type or
 version this package does not know, so old records still load.
 
-The generic payloads live here; the ones specific to one method live in this package's
-``ace``, ``arc`` and ``mosaic`` modules (plain data only, so ``eval`` and ``viz`` can read them
-without importing a method package). Importing ``ace_lab.steps`` registers all of them.
+The generic payloads live here; the ones specific to one method live in its package's
+``steps`` module (``ace_lab.ace.steps``, ``ace_lab.arc.steps``, …: plain data only). Reading a
+record whose payload type is not yet known imports the ``steps`` module of every registered
+method package (:data:`ace_lab.plugins.METHOD_PACKAGES`, by import path), so ``eval`` and
+``viz`` read every method's payloads without importing a method package themselves.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+from ace_lab import plugins
 
 #: Payload class name → class, filled by ``StepPayload.__init_subclass__``.
 PAYLOAD_TYPES: dict[str, type[StepPayload]] = {}
@@ -81,7 +87,7 @@ def from_record(data: Mapping[str, Any] | None) -> StepPayload | None:
     """The payload ``data`` stores; None for no payload, an unknown type or another version."""
     if not isinstance(data, Mapping):
         return None
-    cls = PAYLOAD_TYPES.get(str(data.get("type")))
+    cls = payload_type(str(data.get("type")))
     if cls is None or data.get("v") != cls.VERSION:
         return None
     known = {f.name for f in fields(cls)}
@@ -89,6 +95,17 @@ def from_record(data: Mapping[str, Any] | None) -> StepPayload | None:
         return cls(**{k: _restore(v) for k, v in data.items() if k in known})
     except TypeError:  # a field missing from the record: not this version's shape
         return None
+
+
+def payload_type(name: str) -> type[StepPayload] | None:
+    """The payload class called ``name``, importing the registered method packages' payload
+    modules when it is not known yet; None for a name no package defines."""
+    if name not in PAYLOAD_TYPES:
+        for package in plugins.METHOD_PACKAGES:
+            module = f"{package}.steps"
+            if importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
+    return PAYLOAD_TYPES.get(name)
 
 
 def replace(payload: StepPayload, **changes: Any) -> StepPayload:
@@ -165,6 +182,3 @@ class AnswerDetails(StepPayload):
     def columns(self) -> dict[str, Any]:
         """Record columns this method owns (e.g. ACE's ``policy``/``topology``/``router``)."""
         return {}
-
-
-from ace_lab.steps import ace, arc, chooser, mosaic  # noqa: E402,F401  (registers the method payloads)

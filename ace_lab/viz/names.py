@@ -14,14 +14,18 @@ method is written the same way in every figure, legend and view title (``ace-ful
   in brackets (``mosaic>narrow`` → "MOSAIC (narrow)").
 
 Anything that is not an id of the table (a row label such as "Overall") comes back unchanged.
-This is a table of strings: it imports no method package (``tests/test_architecture.py``).
+The baselines' names are a table of strings here; each method plugin brings its own heads'
+names (:func:`method_names`), so this module imports no method package
+(``tests/test_architecture.py``).
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-#: Method heads → display names.
+#: The baselines' heads → display names (a method plugin's heads come from its plugin,
+#: :attr:`~ace_lab.methods.plugin.MethodPlugin.display_names`).
 METHOD_NAMES: dict[str, str] = {
     "naive": "NaiveRAG",
     "hirag": "HiRAG",
@@ -33,27 +37,6 @@ METHOD_NAMES: dict[str, str] = {
     "lightrag-local": "LightRAG (local)",
     "lightrag-global": "LightRAG (global)",
     "hipporag": "HippoRAG",
-    "ace": "ACE",
-    "ace-full": "Full-ACE",
-    "ace-adaptive": "Adaptive-ACE",
-    "ace-adaptive-fewshot": "Adaptive-ACE (few-shot)",
-    "ace-fixed": "Fixed-ACE",
-    "ace-fixed-multires": "Fixed-ACE (multi-res.)",
-    "ace-generic-prompt": "Full-ACE (generic prompt)",
-    "ace-wo-breadth": "Full-ACE w/o breadth",
-    "ace-wo-depth": "Full-ACE w/o depth",
-    "ace-wo-gap": "Full-ACE w/o gap",
-    "ace-wo-pruning": "Full-ACE w/o pruning",
-    "ace-wo-semantic-pruning": "Full-ACE w/o sem. pruning",
-    "ace-wo-report-drop": "Full-ACE w/o report drop",
-    "arcrag": "ArcRAG",
-    "arcrag-explorer": "ArcRAG Explorer",
-    "arcrag-generator": "ArcRAG Generator",
-    "direct-cypher": "Direct-Cypher",
-    "mosaic": "MOSAIC",
-    "mosaic-fixed": "MOSAIC-fixed",
-    "mosaic-budget-matched": "MOSAIC (budget-matched)",
-    "auto": "Auto",
 }
 #: Variant tokens written as words (the rest are kept as written: ``gap``, ``narrow``, …).
 VARIANT_WORDS: dict[str, str] = {
@@ -108,13 +91,22 @@ def _variant(variant: str) -> str:
     return "+".join(words)
 
 
+@cache
+def method_names() -> dict[str, str]:
+    """Every method head → its display name: the baselines' and every plugin's."""
+    from ace_lab.registry.plugins import display_names  # the plugins, loaded at first use
+
+    return {**METHOD_NAMES, **display_names()}
+
+
 def display_name(method_id: str) -> str:
     """The name a figure shows for ``method_id`` (ids not in the table come back unchanged)."""
     match = _NAME.fullmatch(method_id)
-    if match is None or match["head"] not in METHOD_NAMES:
+    names = method_names()
+    if match is None or match["head"] not in names:
         return method_id
     head, variant, family, policy = match.group("head", "variant", "family", "policy")
-    text = METHOD_NAMES[head]
+    text = names[head]
     if variant and text.endswith(")"):  # one bracket: "MOSAIC (budget-matched, 12x2)"
         text = f"{text[:-1]}, {_variant(variant)})"
     elif variant:

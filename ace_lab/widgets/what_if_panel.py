@@ -1,9 +1,9 @@
 """The what-if explorer: one question, a policy's controls, and its answer as they move.
 
 :func:`what_if` opens a question of a slice (or a free-text one) and returns an ipywidgets panel:
-a tab per method (MOSAIC's width or budget × depth, ArcRAG's stages, retries, passes and graph
-family, ACE's topology, token budget and backbone; ``ace_lab.widgets.knobs`` turns them into a
-registry name).
+a tab per method plugin with what-if controls (:attr:`MethodPlugin.what_if`: MOSAIC's width or
+budget × depth, ArcRAG's stages, retries, passes and graph family, ACE's topology, token budget
+and backbone), whose values the plugin turns into a registry name.
 Each change re-answers the question cache-first (``ace_lab.widgets.what_if``): the panel first
 says whether every call is cached or how long the missing ones are expected to take, then shows
 the answer, its F1/EM, tokens and time, the evidence added and removed against the previous
@@ -19,17 +19,15 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ace_lab.arc.budget import Budget
 from ace_lab.ask import text_question
 from ace_lab.config import DEFAULT_TIER, load_settings
 from ace_lab.data import load_slice, pick_questions
 from ace_lab.evidence import Answer
 from ace_lab.llm import get_llm
-from ace_lab.mosaic.policy import BUDGET_MATCHED_DEFAULT
+from ace_lab.methods.plugin import Knob
 from ace_lab.registry import canonical_name, parse
-from ace_lab.registry.arc import variant_tokens
+from ace_lab.registry.plugins import plugins
 from ace_lab.retrieval import RetrievalGraph
-from ace_lab.widgets import knobs
 from ace_lab.widgets.stepper import Pager
 from ace_lab.widgets.what_if import Outcome, Probe, WhatIf, compare
 from ace_lab.widgets.what_if_views import (
@@ -39,9 +37,6 @@ from ace_lab.widgets.what_if_views import (
     iframe,
     probe_html,
 )
-
-#: The tabs of the panel, in order.
-FAMILIES = ("MOSAIC", "ArcRAG", "ACE")
 
 
 def has_frontend() -> bool:
@@ -55,114 +50,69 @@ def has_frontend() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def _slider(description: str, low: int, high: int, value: int) -> Any:
+def _widget(knob: Knob) -> Any:
+    """The ipywidget of one plugin control."""
     import ipywidgets as w
 
-    return w.IntSlider(
-        value=value, min=low, max=high, description=description, continuous_update=False
-    )
-
-
-def _toggles(options: tuple[str, ...], value: str, description: str = "") -> Any:
-    import ipywidgets as w
-
-    return w.ToggleButtons(options=list(options), value=value, description=description)
+    if knob.kind == "slider":
+        return w.IntSlider(
+            value=knob.default,
+            min=knob.low,
+            max=knob.high,
+            step=knob.step,
+            description=knob.description,
+            continuous_update=False,
+        )
+    if knob.kind == "toggles":
+        return w.ToggleButtons(
+            options=list(knob.options), value=knob.default, description=knob.description
+        )
+    if knob.kind == "dropdown":
+        return w.Dropdown(options=list(knob.options), description=knob.description)
+    if knob.kind == "checkbox":
+        return w.Checkbox(value=knob.default, description=knob.description)
+    raise ValueError(f"unknown control kind {knob.kind!r} of {knob.key!r}")
 
 
 class Controls:
-    """Every control of the panel and the registry name they stand for."""
+    """Every control of the panel, one tab per method plugin with what-if controls, and the
+    registry name they stand for."""
 
     def __init__(self) -> None:
         import ipywidgets as w
 
-        ranges, arc = knobs.mosaic_ranges(), Budget()
-        self.width = _toggles(knobs.MOSAIC_WIDTHS, "analyzer", "policy")
-        self.budget = _slider("budget", *ranges["budget"], 12)
-        self.depth = _slider("depth", *ranges["depth"], 3)
-        self.head = w.Dropdown(options=list(knobs.ARC_HEAD_CHOICES), description="stages")
-        self.retries = _slider("retries", 1, 5, arc.retries)
-        self.passes = _slider("passes", 1, arc.passes, arc.passes)
-        self.family = _toggles(knobs.ARC_FAMILY_CHOICES, "typed", "graph")
-        self.strict = w.Checkbox(value=False, description="strict (no template, no fallback)")
-        self.grammar = w.Checkbox(value=False, description="grammar-constrained Cypher")
-        self.topology = _toggles(knobs.ACE_TOPOLOGIES, "adaptive", "topology")
-        self.backbone = _toggles(knobs.ACE_BACKBONES, "hirag", "backbone")
-        low, high, step = knobs.ACE_BUDGET_RANGE
-        self.ace_budget = w.IntSlider(
-            value=knobs.ACE_DEFAULT_BUDGET,
-            min=low,
-            max=high,
-            step=step,
-            description="tokens",
-            continuous_update=False,
-        )
-        self.tabs = w.Tab(
-            children=[
-                w.VBox([self.width, self.budget, self.depth]),
-                w.VBox(
-                    [self.head, self.retries, self.passes, self.family, self.strict, self.grammar]
-                ),
-                w.VBox([self.topology, self.ace_budget, self.backbone]),
-            ]
-        )
-        for i, title in enumerate(FAMILIES):
-            self.tabs.set_title(i, title)
-        self.all = (
-            self.width,
-            self.budget,
-            self.depth,
-            self.head,
-            self.retries,
-            self.passes,
-            self.family,
-            self.strict,
-            self.grammar,
-            self.topology,
-            self.ace_budget,
-            self.backbone,
-        )
+        self.plugins = tuple(p for p in plugins() if p.what_if is not None)
+        self.widgets: list[dict[str, Any]] = [
+            {knob.key: _widget(knob) for knob in p.what_if.knobs}  # type: ignore[union-attr]
+            for p in self.plugins
+        ]
+        self.tabs = w.Tab(children=[w.VBox(list(tab.values())) for tab in self.widgets])
+        for i, plugin in enumerate(self.plugins):
+            self.tabs.set_title(i, plugin.title)
+        self.all = tuple(widget for tab in self.widgets for widget in tab.values())
+
+    def widget(self, title: str, key: str) -> Any:
+        """The widget of control ``key`` on the tab ``title`` (a plugin's title)."""
+        tab = next(i for i, p in enumerate(self.plugins) if p.title == title)
+        return self.widgets[tab][key]
 
     def name(self) -> str:
         """The registry name of the open tab's settings."""
-        family = FAMILIES[self.tabs.selected_index or 0]
-        if family == "MOSAIC":
-            return knobs.mosaic_name(self.width.value, self.budget.value, self.depth.value)
-        if family == "ArcRAG":
-            return knobs.arc_name(
-                self.head.value,
-                self.retries.value,
-                self.passes.value,
-                self.family.value,
-                strict=self.strict.value,
-                grammar=self.grammar.value,
-            )
-        return knobs.ace_name(self.topology.value, self.backbone.value, self.ace_budget.value)
+        i = self.tabs.selected_index or 0
+        values = {key: widget.value for key, widget in self.widgets[i].items()}
+        return self.plugins[i].what_if.name_of(values)  # type: ignore[union-attr]
 
     def select(self, name: str) -> None:
         """Open the tab of method ``name`` with its settings (the panel's first setting)."""
         parts = parse(canonical_name(name))
-        if parts.head.startswith("mosaic"):
-            if parts.head == "mosaic-budget-matched":
-                budget, depth = (parts.variant or "x".join(map(str, BUDGET_MATCHED_DEFAULT))).split(
-                    "x"
-                )
-                self.budget.value, self.depth.value = int(budget), int(depth)
-            widths = {"mosaic": "analyzer", "mosaic-budget-matched": "budget"}
-            width = widths.get(parts.head, parts.variant)
-            self.width.value = "signals" if parts.variant == "signals" else width
-            self.tabs.selected_index = 0
-        elif parts.head in knobs.ARC_HEAD_CHOICES:
-            switches, label = variant_tokens(str(parts), parts.variant)
-            budget = Budget.parse(label, Budget()) if label else Budget()
-            self.strict.value, self.grammar.value = "strict" in switches, "grammar" in switches
-            self.head.value, self.family.value = parts.head, parts.family or "typed"
-            self.retries.value, self.passes.value = budget.retries, budget.passes
-            self.tabs.selected_index = 1
-        else:
-            self.backbone.value = parts.family or "hirag"
-            self.topology.value = knobs.ace_topology(parts.head, parts.variant)
-            self.ace_budget.value = knobs.ace_budget(parts.variant)
-            self.tabs.selected_index = 2
+        owner = next((i for i, p in enumerate(self.plugins) if p.owns(parts.head)), None)
+        if owner is None:
+            tabs = ", ".join(p.title for p in self.plugins)
+            raise KeyError(f"{name!r} has no what-if controls; the panel has {tabs}")
+        values = self.plugins[owner].what_if.values_of(parts)  # type: ignore[union-attr]
+        for key, value in values.items():
+            self.widgets[owner][key].value = value
+        self.tabs.selected_index = owner
 
     def observe(self, callback: Callable[[Any], None]) -> None:
         for control in self.all:

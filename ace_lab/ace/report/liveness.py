@@ -26,12 +26,12 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.ace.policy import BRANCHES
+from ace_lab.ace.specs import REPORT
+from ace_lab.ace.steps import AceDetails
 from ace_lab.eval.liveness import Decisions, method_liveness, missing, study_task
 from ace_lab.eval.studies.record import record_details, step_payloads
 from ace_lab.registry import spec
-from ace_lab.registry.method_spec import ACE_REPORT
 from ace_lab.steps import Selection
-from ace_lab.steps.ace import AceDetails
 
 #: Upper ends of the bins of ``items dropped`` (a count per question has too many values).
 DROP_BINS = (0, 5, 10)
@@ -123,7 +123,7 @@ def ace_decisions(rec: Mapping[str, Any]) -> Decisions:
 def is_ace(method: str) -> bool:
     """Whether ``method``'s records are ACE's (ACE over any source included)."""
     try:
-        return spec(method).report == ACE_REPORT
+        return spec(method).report == REPORT
     except (KeyError, ValueError):  # a name this registry no longer knows
         return False
 

@@ -23,6 +23,7 @@ import pandas as pd
 from ace_lab.ace import analysis
 from ace_lab.ace.adapt import AdaptConfig
 from ace_lab.ace.analysis import topology_rank
+from ace_lab.ace.specs import at_budget, fixed_policy_runs
 from ace_lab.eval.reporting.tables import (
     common_ids,
     main_table,
@@ -34,8 +35,7 @@ from ace_lab.eval.reporting.tables import (
 from ace_lab.eval.statistics import oracle_best_fixed, shuffled_policy_control
 from ace_lab.eval.statistics.proportions import mean_interval
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
-from ace_lab.registry import fixed_policy_runs, head_of, spec
-from ace_lab.registry.ace import at_budget
+from ace_lab.registry import head_of, spec
 
 #: The runs whose per-question score can stand for each router topology's policy, preferred
 #: first: POINT → ``ace-wo-breadth`` or ``ace-fixed:gap+depth+prune`` (the same policy) ...

@@ -14,15 +14,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ace_lab.ace.policy import TOPOLOGY_NAMES
-from ace_lab.evidence import Step
-from ace_lab.steps import StepPayload
-from ace_lab.steps.ace import (
+from ace_lab.ace.steps import (
     BranchRetrieval,
     Consolidation,
     GapPlan,
     PolicyDecision,
     RouterDecision,
 )
+from ace_lab.evidence import Step
+from ace_lab.steps import StepPayload
 
 
 def _table(title: str, rows: Iterable[tuple[str, Any]]) -> str:

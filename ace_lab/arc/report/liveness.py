@@ -26,11 +26,11 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.arc.budget import Budget
+from ace_lab.arc.specs import REPORT
+from ace_lab.arc.steps import ArcDetails, CypherExecution, SufficiencyCheck
 from ace_lab.eval.liveness import Decisions, method_liveness, missing
 from ace_lab.eval.studies.record import record_details, step_payloads
 from ace_lab.registry import spec
-from ace_lab.registry.method_spec import ARC_REPORT
-from ace_lab.steps.arc import ArcDetails, CypherExecution, SufficiencyCheck
 
 #: The stop reason of each last judgement (``ace_lab.arc.answer.stop_reason``), read back as
 #: its verdict.
@@ -105,7 +105,7 @@ def arc_decisions(rec: Mapping[str, Any]) -> Decisions | None:
 def is_arc(method: str) -> bool:
     """Whether ``method``'s records are ArcRAG's (its ablations and Direct-Cypher included)."""
     try:
-        return spec(method).report == ARC_REPORT
+        return spec(method).report == REPORT
     except (KeyError, ValueError):  # a name this registry no longer knows
         return False
 

@@ -21,7 +21,7 @@
   of the context from model-written Cypher, the scan template and the fallback.
 
 A record is a row of ``eval.study.results_frame``: ``method``, ``em``, ``f1``, ``stats`` (the
-column of :class:`~ace_lab.steps.arc.ArcDetails`), ``steps`` and the cost columns. A record
+column of :class:`~ace_lab.arc.steps.ArcDetails`), ``steps`` and the cost columns. A record
 keeps each step's name and cost, not its payload: a step's kind (:func:`ace_lab.trace.step_kind`)
 says where its tokens go.
 """

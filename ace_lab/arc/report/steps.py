@@ -15,8 +15,7 @@ from html import escape
 import pandas as pd
 
 from ace_lab.arc.report.tables import attempt_rows, retrieval_rows
-from ace_lab.steps import StepPayload
-from ace_lab.steps.arc import (
+from ace_lab.arc.steps import (
     ArcGeneration,
     ArcPlan,
     ArcRetrieval,
@@ -27,6 +26,7 @@ from ace_lab.steps.arc import (
     SufficiencyCheck,
     WitnessUpdate,
 )
+from ace_lab.steps import StepPayload
 from ace_lab.trace import Step
 
 

@@ -10,7 +10,7 @@
 - :func:`replay_table` (the witness replayed) and :func:`family_comparison` (one question on
   several graphs, from the answers' ``stats``).
 
-Every table dispatches on the payload types of :mod:`ace_lab.steps.arc`; the pass and subplan
+Every table dispatches on the payload types of :mod:`ace_lab.arc.steps`; the pass and subplan
 numbers are the payloads' own.
 """
 
@@ -21,10 +21,10 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from ace_lab.arc.steps import ArcDetails, ArcRetrieval, CypherExecution, SchemaView
 from ace_lab.eval.metrics.context_stats import ORIGIN_COLUMNS
 from ace_lab.evidence import Answer, Trace
 from ace_lab.steps import StepPayload
-from ace_lab.steps.arc import ArcDetails, ArcRetrieval, CypherExecution, SchemaView
 
 #: What an acceptable attempt satisfied (Table 3's check), spelled out for the table.
 ACCEPTED_WHY = "ran within the timeout and row cap, returned rows holding the answer type"

@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 
 from ace_lab.arc.report.tables import details, payloads
+from ace_lab.arc.steps import ArcRetrieval, InterfaceBuilt
 from ace_lab.evidence import Answer, Trace
-from ace_lab.steps.arc import ArcRetrieval, InterfaceBuilt
 from ace_lab.viz.network import GraphView, pyvis_view
 from ace_lab.viz.view_html import LegendEntry
 

@@ -30,8 +30,8 @@ from ace_lab.eval.statistics import paired_bootstrap
 from ace_lab.eval.statistics.exact import holm
 from ace_lab.eval.statistics.power import TARGET_DIFF, min_detectable_difference, pairs_needed
 from ace_lab.eval.statistics.proportions import mean_interval
+from ace_lab.methods.names import parse
 from ace_lab.registry.budget import split_budget
-from ace_lab.registry.names import parse
 
 #: The evidence metrics a table shows with an interval, in order (record columns).
 EVIDENCE_METRICS = ("answer_coverage", "passage_recall", "supporting_fact_recall")

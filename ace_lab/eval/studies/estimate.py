@@ -76,8 +76,8 @@ def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
     recorded costs per question — an upper bound: the composed method runs the source's
     retrieval and the ACE part's planning and answer, not the source's own answer call.
     None when it is not a composition or a part has no recorded run."""
+    from ace_lab.methods.names import MethodName, parse
     from ace_lab.registry.compose import is_composition
-    from ace_lab.registry.names import MethodName, parse
 
     parts = parse(method)
     if not is_composition(parts):
@@ -98,7 +98,7 @@ def base_cost(method: str, dataset: str, settings: Settings) -> dict[str, float]
     priced from the closest recorded name — without the variant, then without the family, then
     the head alone — labelled an approximation: a variant changes what the head spends (a
     smaller budget, a grammar). None for a bare head or a composition."""
-    from ace_lab.registry.names import MethodName, parse
+    from ace_lab.methods.names import MethodName, parse
 
     parts = parse(method)
     if parts.policy:

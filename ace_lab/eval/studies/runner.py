@@ -51,8 +51,8 @@ from ace_lab.eval.studies.study import (
 from ace_lab.llm import LLM, get_llm
 from ace_lab.llm.inflight import default_concurrency
 from ace_lab.methods.generate import Task, evidence_only
+from ace_lab.methods.names import record_spelling
 from ace_lab.registry import graph_family, make_method
-from ace_lab.registry.names import record_spelling
 from ace_lab.retrieval import RetrievalGraph
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """MOSAIC's report: the tables, figures and views of notebooks 05 and 06, read from typed traces
-(:mod:`ace_lab.steps.mosaic`) and evaluation records.
+(:mod:`ace_lab.mosaic.steps`) and evaluation records.
 
 Modules: ``policies`` (the policies assigned, side by side and over a slice; connector
 activation; the budget-matched control), ``policy_figures`` (their histograms), ``stopping``

@@ -1,9 +1,9 @@
 """One MOSAIC query's exploration as a graph, read from its trace alone (notebook 05).
 
-MOSAIC records every depth of its beam search as a :class:`~ace_lab.steps.mosaic.TraversalDepth`
-listing the kept paths and the best pruned ones (:class:`~ace_lab.steps.mosaic.ScoredPath`: node
+MOSAIC records every depth of its beam search as a :class:`~ace_lab.mosaic.steps.TraversalDepth`
+listing the kept paths and the best pruned ones (:class:`~ace_lab.mosaic.steps.ScoredPath`: node
 ids, display names, edge ids, ``view`` standard or connector, score and score components), and
-its seeds as a :class:`~ace_lab.steps.mosaic.SeedSelection`. From those:
+its seeds as a :class:`~ace_lab.mosaic.steps.SeedSelection`. From those:
 
 - :func:`exploration_paths`: one row per recorded path (depth, kept or pruned, view, score,
   the walk, every score component);
@@ -29,7 +29,7 @@ import pandas as pd
 
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.report.steps import payload, payloads
-from ace_lab.steps.mosaic import ExplorationStop, ScoredPath, SeedSelection, TraversalDepth
+from ace_lab.mosaic.steps import ExplorationStop, ScoredPath, SeedSelection, TraversalDepth
 from ace_lab.viz.network import GraphView, pyvis_view
 from ace_lab.viz.palette import pass_colour
 from ace_lab.viz.view_html import LegendEntry

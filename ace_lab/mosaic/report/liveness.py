@@ -23,9 +23,9 @@ import pandas as pd
 from ace_lab.eval.liveness import Decisions, method_liveness, missing
 from ace_lab.eval.studies.record import step_payloads
 from ace_lab.mosaic.report.policies import POLICY_FIELDS, policy_of, records_of, stats_of
+from ace_lab.mosaic.specs import REPORT
+from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.registry import parse, spec
-from ace_lab.registry.method_spec import MOSAIC_REPORT
-from ace_lab.steps.mosaic import ExplorationChoice
 
 #: The head of the method names whose policy an analyzer writes per question.
 ANALYZER_HEAD = "mosaic"
@@ -94,7 +94,7 @@ def mosaic_decisions(rec: Mapping[str, Any]) -> Decisions | None:
 def is_mosaic(method: str) -> bool:
     """Whether ``method``'s records are MOSAIC's (its fixed policies included)."""
     try:
-        return spec(method).report == MOSAIC_REPORT
+        return spec(method).report == REPORT
     except (KeyError, ValueError):  # a name this registry no longer knows
         return False
 

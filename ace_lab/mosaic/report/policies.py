@@ -2,7 +2,7 @@
 
 - :func:`policy_side_by_side`: the analyzer's policy for a few questions, one column each —
   the signals the model reported, each control raw → validated, and what validation changed
-  (read from each trace's :class:`~ace_lab.steps.mosaic.ExplorationChoice`);
+  (read from each trace's :class:`~ace_lab.mosaic.steps.ExplorationChoice`);
 - :func:`policy_frame`, :func:`policy_distribution`, :func:`policy_summary`,
   :func:`policy_combinations`: the policies a run assigned over a slice — per-control value
   counts and the distinct combinations of controls (the paper's §7.4: 19 combinations over
@@ -27,7 +27,7 @@ import pandas as pd
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.policy import ExplorationPolicy
 from ace_lab.mosaic.report.steps import BEFORE_TYPED_STEPS, payload
-from ace_lab.steps.mosaic import ExplorationChoice
+from ace_lab.mosaic.steps import ExplorationChoice
 
 #: The policy fields in declaration order (the rows of the side-by-side table).
 POLICY_FIELDS = tuple(f.name for f in dataclasses.fields(ExplorationPolicy))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from ace_lab.mosaic.steps import TraversalDepth
 from ace_lab.steps import StepPayload
-from ace_lab.steps.mosaic import TraversalDepth
 from ace_lab.trace import Trace
 
 P = TypeVar("P", bound=StepPayload)

@@ -1,8 +1,8 @@
 """MOSAIC's cumulative-gain stopping (notebook 05), read from a trace's typed steps.
 
 - :func:`stopping_curve`: one query's novelty gain and evidence completeness per depth (its
-  :class:`~ace_lab.steps.mosaic.TraversalDepth` steps), with its completeness threshold, the
-  low-gain floor and the depth it stopped at (:class:`~ace_lab.steps.mosaic.ExplorationStop`);
+  :class:`~ace_lab.mosaic.steps.TraversalDepth` steps), with its completeness threshold, the
+  low-gain floor and the depth it stopped at (:class:`~ace_lab.mosaic.steps.ExplorationStop`);
 - :func:`stopping_figure`: those curves for a few queries, side by side.
 """
 
@@ -17,7 +17,7 @@ import pandas as pd
 from ace_lab.evidence import Trace
 from ace_lab.mosaic.policy import GAIN_LOW, STOP_THRESHOLDS
 from ace_lab.mosaic.report.steps import payload, payloads
-from ace_lab.steps.mosaic import ExplorationChoice, ExplorationStop, TraversalDepth
+from ace_lab.mosaic.steps import ExplorationChoice, ExplorationStop, TraversalDepth
 from ace_lab.viz.sizes import paper_figure, paper_style
 
 CURVE_COLUMNS = [

@@ -12,8 +12,7 @@ from html import escape
 from typing import Any, TypeVar
 
 from ace_lab.mosaic.report.steps import BEFORE_TYPED_STEPS
-from ace_lab.steps import StepPayload
-from ace_lab.steps.mosaic import (
+from ace_lab.mosaic.steps import (
     EvidenceSelection,
     ExplorationChoice,
     ExplorationStop,
@@ -21,6 +20,7 @@ from ace_lab.steps.mosaic import (
     SeedSelection,
     TraversalDepth,
 )
+from ace_lab.steps import StepPayload
 from ace_lab.trace import Step
 
 P = TypeVar("P", bound=StepPayload)

@@ -8,7 +8,8 @@ chooses at another cost weight: ``λ`` per million input tokens (``auto:20``: 1,
 tokens must buy 0.02 more expected accuracy) or ``auto:inf`` (the cheapest candidate).
 Candidates that read another graph family are left out (``auto`` is given one graph). Both
 names resolve through :func:`ace_lab.registry.spec` without being listed in ``METHODS`` (as
-``ace-fixed:<policy>`` is not), so "every registered method" stays the four method classes.
+``ace-fixed:<policy>`` is not); the registry hands :func:`resolve` its lookup, through which
+``auto`` builds its candidates (the chooser imports no other method).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from ace_lab.chooser.method import AutoMethod
 from ace_lab.config.settings import default_results_dir
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.registry.method_spec import MethodSpec
-from ace_lab.registry.names import MethodName
+from ace_lab.methods.names import MethodName
+from ace_lab.methods.plugin import Lookup
+from ace_lab.methods.spec import MethodSpec
 from ace_lab.retrieval import RetrievalGraph
 
 HEAD = "auto"
@@ -57,33 +59,30 @@ def model_path(results_dir: Path | str | None = None) -> Path:
     return local if local.is_file() else committed
 
 
-def load_model(path: Path | None = None) -> ChooserModel:
-    """The committed chooser model, over the candidates ``auto``'s graph can run."""
-    from ace_lab.registry.specs import graph_family  # specs lists this module's spec
-
+def load_model(lookup: Lookup, path: Path | None = None) -> ChooserModel:
+    """The committed chooser model, over the candidates ``auto``'s graph can run (``lookup``
+    resolves a candidate's name to its spec)."""
     path = path or model_path()
     if not path.is_file():
         raise FileNotFoundError(
             f"no chooser model at {path}; run `python -m ace_lab.eval.reporting.chooser`"
         )
     model = ChooserModel.from_json(path.read_text(encoding="utf-8"))
-    return model.restricted(m for m in model.methods if graph_family(m) == FAMILY)
+    return model.restricted(m for m in model.methods if lookup(m).family == FAMILY)
 
 
-def resolve(parts: MethodName) -> MethodSpec:
-    """The spec of ``auto`` or ``auto:<λ>``."""
+def resolve(parts: MethodName, lookup: Lookup) -> MethodSpec:
+    """The spec of ``auto`` or ``auto:<λ>``; ``lookup`` resolves its candidates' names."""
     name = str(parts)
     if parts.family or parts.policy:
         raise KeyError(f"{name!r}: the chooser's names are auto and auto:<λ per million>|inf")
     lam = parse_lam(parts.variant) if parts.variant else None
 
     def factory(graph: RetrievalGraph, llm: LLM) -> Method:
-        from ace_lab.registry.specs import make_method
-
         path = model_path(llm.settings.results_dir)
-        model = load_model(path)
+        model = load_model(lookup, path)
         source = f"{path.name} ({', '.join(model.slices)})"
-        return AutoMethod(name, model, lambda m: make_method(m, graph, llm), lam=lam, source=source)
+        return AutoMethod(name, model, lambda m: lookup(m).make(graph, llm), lam=lam, source=source)
 
     about = "picks a method per question from its wording (results/chooser/model.json)"
     if lam is not None:

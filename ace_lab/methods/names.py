@@ -26,7 +26,7 @@ write a name: both spellings are one method with one record file, and
 :func:`record_spelling` turns a typed name into the written one.
 
 This module only splits and joins names; what each part means for a method is decided where
-the registry resolves the head (``ace_lab.registry.ace``, ``.arc``, ``.mosaic``).
+the registry resolves the head (``ace_lab.ace.specs``, ``.arc``, ``.mosaic``).
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ from dataclasses import replace
 from ace_lab.bounded import Bounded
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
+from ace_lab.methods.names import MethodName, parse
+from ace_lab.methods.spec import MethodSpec
 from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer
 from ace_lab.mosaic.method import (
     MOSAIC_FAMILIES,
@@ -38,10 +40,10 @@ from ace_lab.mosaic.policy import (
     ExplorationPolicy,
     budget_matched,
 )
-from ace_lab.registry.method_spec import MOSAIC_REPORT, MethodSpec
-from ace_lab.registry.names import MethodName, parse
 from ace_lab.retrieval import RetrievalGraph
 
+#: MOSAIC's report package (tables, figures, stepper views, liveness, claims).
+REPORT = "ace_lab.mosaic.report"
 _BUDGET = re.compile(r"(\d+)x(\d+)")
 #: The analyzer of each ``mosaic:<variant>`` ("": the paper's; "signals": the six-signal mapping).
 ANALYZER_VARIANTS: dict[str, ControlsAnalyzer | None] = {"": PAPER_ANALYZER, "signals": None}
@@ -113,20 +115,7 @@ def resolve(parts: MethodName, budget: tuple[str, int] | None = None) -> MethodS
 
     configs: tuple[Bounded, ...] = (config, policy or ExplorationPolicy())
     configs += (analyzer,) if analyzer else ()
-    return MethodSpec(name, family, factory, False, about, configs, MOSAIC_REPORT, rebudget)
-
-
-def source_settings(
-    source: MethodSpec,
-) -> tuple[ExplorationPolicy | None, MosaicConfig, ControlsAnalyzer | None]:
-    """What a composition (``mosaic>ace-full``) builds MOSAIC's evidence source from: the
-    fixed policy of ``source`` (None: an analyzer's), its settings and the paper's analyzer
-    (None: the six-signal mapping)."""
-    parts = parse(source.name)
-    runs_analyzer = parts.head == "mosaic" and parts.variant in ANALYZER_VARIANTS
-    policy = None if runs_analyzer else source.config(ExplorationPolicy)
-    analyzer = next((c for c in source.configs if isinstance(c, ControlsAnalyzer)), None)
-    return policy, source.config(MosaicConfig), analyzer
+    return MethodSpec(name, family, factory, False, about, configs, REPORT, rebudget)
 
 
 #: The registered MOSAIC methods (``ace-lab methods`` lists them in this order).

@@ -24,10 +24,12 @@ from ace_lab.arc.method import ArcConfig, ArcRAG
 from ace_lab.arc.names import ARC_HEADS, ARC_METHODS, FAMILIES, SWITCHES
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.registry.method_spec import ARC_REPORT, MethodSpec
-from ace_lab.registry.names import MethodName, parse
+from ace_lab.methods.names import MethodName, parse
+from ace_lab.methods.spec import MethodSpec
 from ace_lab.retrieval import RetrievalGraph
 
+#: ArcRAG's report package (tables, figures, stepper views, liveness, claims).
+REPORT = "ace_lab.arc.report"
 _BUDGET = re.compile(r"r\d+p\d+")
 _VARIANT = "'+'-joined tokens: " + ", ".join(SWITCHES) + ", r<retries>p<passes>"
 #: Variant switch token → the ``ArcConfig`` fields it sets. A token whose fields ``ArcConfig``
@@ -105,7 +107,7 @@ def resolve(parts: MethodName, context_tokens: int | None = None) -> MethodSpec:
     def rebudget(_: str, tokens: int) -> MethodSpec:
         return resolve(parts, tokens)
 
-    spec = MethodSpec(name, family, factory, True, about, (config, budget), ARC_REPORT, rebudget)
+    spec = MethodSpec(name, family, factory, True, about, (config, budget), REPORT, rebudget)
     return spec if context_tokens is None else replace(spec, rebudget=None)
 
 

@@ -16,11 +16,6 @@ Factory = Callable[[RetrievalGraph, LLM], Method]
 Rebudget = Callable[[str, int], "MethodSpec"]
 C = TypeVar("C", bound=Bounded)
 
-#: The report package of each method family (``MethodSpec.report``; baselines have none).
-ACE_REPORT = "ace_lab.ace.report"
-ARC_REPORT = "ace_lab.arc.report"
-MOSAIC_REPORT = "ace_lab.mosaic.report"
-
 
 @dataclass(frozen=True)
 class MethodSpec:

@@ -34,10 +34,12 @@ from ace_lab.bounded import Bounded, ConfigError
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS
 from ace_lab.llm import LLM
 from ace_lab.methods.base import Method
-from ace_lab.registry.method_spec import ACE_REPORT, Factory, MethodSpec
-from ace_lab.registry.names import MethodName, parse
+from ace_lab.methods.names import MethodName, parse
+from ace_lab.methods.spec import Factory, MethodSpec
 from ace_lab.retrieval import RetrievalGraph
 
+#: ACE's report package (tables, figures, stepper views, liveness, claims).
+REPORT = "ace_lab.ace.report"
 #: The head of one fixed policy for every query: ``ace-fixed:<ContextPolicy.label>``.
 ACE_FIXED = "ace-fixed"
 #: The head that takes a ``>policy`` (``ace>gap+depth`` is ``ace-fixed:gap+depth``).
@@ -173,12 +175,15 @@ def ace_spec(
     policy = (config.policy,) if config.policy is not None else ()
     configs = (config, *policy, config.adapt, retrieval)
     factory = _factory(name, config, backbone, retrieval)
-    return MethodSpec(name, "hierarchical", factory, False, about, configs, ACE_REPORT)
+    return MethodSpec(name, "hierarchical", factory, False, about, configs, REPORT)
 
 
 def resolve(parts: MethodName) -> MethodSpec:
-    """The spec of an ACE name that is not registered (a fixed policy, a backbone suffix)."""
+    """The spec of an ACE name: a registered configuration, a fixed policy, a backbone suffix."""
     parts = canonical(parts)
+    registered = next((s for s in ACE_SPECS if s.name == str(parts)), None)
+    if registered is not None:
+        return registered
     backbone = parts.family or DEFAULT_BACKBONE
     if backbone not in BACKBONES:
         use = " or ".join(f"@{b}" for b in BACKBONES)
@@ -198,6 +203,9 @@ ACE_SPECS: tuple[MethodSpec, ...] = (
         "graphrag",
     ),
 )
+
+#: Their names, in table order.
+REGISTERED: tuple[str, ...] = tuple(s.name for s in ACE_SPECS)
 
 
 def fixed_policy_runs(label: str) -> tuple[str, ...]:
