@@ -8,6 +8,15 @@ steps, without knowing the method.
 A ``Trace`` is made current with ``with trace.activate():``; LLM calls made inside (also from
 worker threads started by ``ace_lab.llm.LLM.map``) attach themselves to the innermost open
 ``Step``.
+
+A composed method's source may run a pipeline of its own for one of the caller's branches
+(MOSAIC's exploration at the Depth policy): those stages are *branch steps*, recorded in a trace
+of their own and adopted by the caller's (:meth:`Trace.adopt`) under the name
+``<branch>/<stage>`` (``depth/traverse:2``). They are shown and costed like any step, but their
+evidence is the branch pipeline's own working set: the caller's step for that branch
+(``retrieve:depth``) carries what the branch returned, so the caller's evidence replay
+(:meth:`Trace.working_set`, :meth:`Trace.removed`, :meth:`Trace.first_retrieval`) and a
+method report's reading of its own decisions (:attr:`Trace.own_steps`) leave them out.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
@@ -117,8 +126,26 @@ class Step:
 RETRIEVAL_KINDS = ("retrieve", "cypher", "seed", "traverse")
 
 
+#: Separates a branch step's branch from its stage's own name (``depth/traverse:2``).
+BRANCH_SEPARATOR = "/"
+
+
+def branch_step_name(branch: str, name: str) -> str:
+    """The name a stage ``name`` a source ran for ``branch`` takes in the caller's trace."""
+    return f"{branch}{BRANCH_SEPARATOR}{name}"
+
+
+def step_branch(name: str) -> str:
+    """The branch a step named ``name`` was taken for ("" for the method's own step)."""
+    branch, separator, _ = name.partition(BRANCH_SEPARATOR)
+    return branch if separator else ""
+
+
 def step_kind(name: str) -> str:
-    head = name.split(":", 1)[0]
+    """The kind a step name implies: the part before ":" of its stage (a branch step's too:
+    ``depth/traverse:2`` → traverse) when that is one of :data:`STEP_KINDS`, else "other"."""
+    stage = name.partition(BRANCH_SEPARATOR)[2] if step_branch(name) else name
+    head = stage.split(":", 1)[0]
     return head if head in STEP_KINDS else "other"
 
 
@@ -181,13 +208,29 @@ class Trace:
         """The first step called ``name`` (None if the method took no such step)."""
         return next((s for s in self.steps if s.name == name), None)
 
+    def adopt(self, steps: Iterable[Step], branch: str) -> None:
+        """Append ``steps`` (a trace a source recorded for ``branch`` of this one) as branch
+        steps named ``<branch>/<name>``, each keeping its kind, payload, calls, evidence and
+        timing (see the module docstring)."""
+        adopted = [replace(s, name=branch_step_name(branch, s.name)) for s in steps]
+        with self._lock:
+            self.steps.extend(adopted)
+
+    @property
+    def own_steps(self) -> list[Step]:
+        """The method's own steps: every step but the branch steps it adopted."""
+        return [s for s in self.steps if not step_branch(s.name)]
+
     # ----------------------------------------------------------------------- evidence
     def working_set(self, upto: int | None = None) -> list[Evidence]:
-        """The evidence after replaying steps ``[0, upto)``: each step's ``added`` items join
-        (a later item with the same id replaces the earlier one in place, so a merge step can
-        re-label what it consolidates) and its ``removed`` items leave."""
+        """The evidence after replaying the method's own steps among ``[0, upto)`` (a branch
+        step's evidence is its branch pipeline's): each step's ``added`` items join (a later
+        item with the same id replaces the earlier one in place, so a merge step can re-label
+        what it consolidates) and its ``removed`` items leave."""
         current: dict[str, Evidence] = {}
         for step in self.steps[:upto]:
+            if step_branch(step.name):
+                continue
             for item in step.added:
                 current[item.id] = item
             for item, _ in step.removed:
@@ -195,20 +238,22 @@ class Trace:
         return list(current.values())
 
     def all_evidence(self) -> list[Evidence]:
-        """Every item any step added, once each (its latest version), in first-seen order."""
+        """Every item one of the method's own steps added, once each (its latest version), in
+        first-seen order."""
         seen: dict[str, Evidence] = {}
-        for step in self.steps:
+        for step in self.own_steps:
             for item in step.added:
                 seen[item.id] = item
         return list(seen.values())
 
     def removed(self) -> dict[str, str]:
-        """Id → reason of every item a step removed (the last reason given wins)."""
-        return {item.id: why for step in self.steps for item, why in step.removed}
+        """Id → reason of every item one of the method's own steps removed (the last reason
+        given wins)."""
+        return {item.id: why for step in self.own_steps for item, why in step.removed}
 
     def first_retrieval(self) -> list[Evidence] | None:
-        """What the first retrieval step found (None when the method retrieved nothing)."""
-        first = next((s for s in self.steps if s.kind in RETRIEVAL_KINDS), None)
+        """What the method's first retrieval step found (None when it retrieved nothing)."""
+        first = next((s for s in self.own_steps if s.kind in RETRIEVAL_KINDS), None)
         return None if first is None else list(first.added)
 
     @property
@@ -216,7 +261,7 @@ class Trace:
         """Whether a retrieval step after the first one added evidence (a branch, a second
         round, a follow-up pass): only then is "did the first retrieval hold the answer" a
         question distinct from "did the final context"."""
-        retrievals = [s for s in self.steps if s.kind in RETRIEVAL_KINDS]
+        retrievals = [s for s in self.own_steps if s.kind in RETRIEVAL_KINDS]
         return any(s.added for s in retrievals[1:])
 
     # ----------------------------------------------------------------------- costs

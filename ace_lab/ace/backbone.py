@@ -44,8 +44,9 @@ class Backbone:
         """C_base: one call of the base mode (no steps of its own)."""
         return self.retriever.retrieve(query, self.base_mode)
 
-    def differential(self, query: str, branch: str) -> tuple[str, list[Evidence]]:
-        """ΔC of ``branch``: its retriever in its mode, with the branch query."""
+    def differential(self, query: str, branch: str, trace: Trace) -> tuple[str, list[Evidence]]:
+        """ΔC of ``branch``: its retriever in its mode, with the branch query (no steps of its
+        own)."""
         mode = self.mode_of(branch)
         return mode, self.retriever_of(branch).retrieve(query, mode)
 

@@ -93,8 +93,8 @@ class Provenanced:
     def base(self, query: str, task: str, trace: Trace) -> list[Evidence]:
         return _part(self.source.base(query, task, trace), self.name)
 
-    def differential(self, query: str, branch: str) -> tuple[str, list[Evidence]]:
-        mode, items = self.source.differential(query, branch)
+    def differential(self, query: str, branch: str, trace: Trace) -> tuple[str, list[Evidence]]:
+        mode, items = self.source.differential(query, branch, trace)
         return mode, _part(items, f"ace:{branch}")
 
 

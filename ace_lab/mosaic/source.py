@@ -3,13 +3,15 @@
 C_base is MOSAIC's selected context: the analyzer's (or the name's fixed) policy runs every
 stage before the answer, recorded as MOSAIC's own steps (:meth:`Mosaic.gather`). The
 differential retrieval of a branch is MOSAIC's exploration at another policy, with the branch's
-query, and makes no LLM call (a fixed policy needs no analyzer):
+query, and makes no LLM call (a fixed policy needs no analyzer); its stages (policy, seed,
+traverse, stop, select) are recorded in the trace the caller gives for the branch, so a
+composed trace shows them (as ``depth/seed``, ``depth/traverse:1``, …):
 
 - ``depth``: :data:`DEPTH_POLICY` — few seeds, a narrow beam, one to two hops further and the
   deep stopping threshold (more local detail around the question's own entities);
 - ``breadth``: Fixed Wide — more seeds, a wide beam, connectors between regions.
 
-It satisfies ``ace_lab.ace.source.EvidenceSource`` structurally (no import of ACE).
+It satisfies :class:`ace_lab.methods.plugin.EvidenceSource` (no import of ACE).
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ class MosaicSource:
         final, _ = self.method.gather(query, trace)
         return final
 
-    def differential(self, query: str, branch: str) -> tuple[str, list[Evidence]]:
-        """MOSAIC at ``branch``'s policy with ``query`` (its stages are not recorded)."""
+    def differential(self, query: str, branch: str, trace: Trace) -> tuple[str, list[Evidence]]:
+        """MOSAIC at ``branch``'s policy with ``query``, its stages recorded as steps of
+        ``trace`` (the branch's trace)."""
         mode, method = self.branches[branch]
-        final, _ = method.gather(query, Trace())
+        final, _ = method.gather(query, trace)
         return mode, final

@@ -22,7 +22,6 @@ names (:func:`method_names`), so this module imports no method package
 from __future__ import annotations
 
 import re
-from functools import cache
 
 #: The baselines' heads → display names (a method plugin's heads come from its plugin,
 #: :attr:`~ace_lab.methods.plugin.MethodPlugin.display_names`).
@@ -91,7 +90,6 @@ def _variant(variant: str) -> str:
     return "+".join(words)
 
 
-@cache
 def method_names() -> dict[str, str]:
     """Every method head → its display name: the baselines' and every plugin's."""
     from ace_lab.registry.plugins import display_names  # the plugins, loaded at first use
