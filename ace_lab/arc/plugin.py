@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 from ace_lab.arc import knobs, specs
-from ace_lab.arc.method import ArcRAG
 from ace_lab.arc.names import ARC_HEADS, ARC_METHODS
 from ace_lab.arc.source import ArcSource
-from ace_lab.methods.plugin import MethodPlugin, SourceFactory
-from ace_lab.methods.spec import MethodSpec
-
-
-def source(spec: MethodSpec) -> SourceFactory:
-    """ArcRAG's witness context as a composition's C_base, built from the method ``spec``
-    names (its stages, switches, budget and graph family)."""
-
-    def build(graph, llm):  # type: ignore[no-untyped-def]
-        method = spec.make(graph, llm)
-        assert isinstance(method, ArcRAG)
-        return ArcSource(method)
-
-    return build
-
+from ace_lab.methods.plugin import MethodPlugin, instance_source
 
 PLUGIN = MethodPlugin(
     package="ace_lab.arc",
@@ -47,7 +32,7 @@ PLUGIN = MethodPlugin(
         "direct-cypher": "Direct-Cypher",
     },
     source_heads=tuple(ARC_HEADS),
-    source=source,
+    source=instance_source(ArcSource),
     report=specs.REPORT,
     what_if=knobs.CONTROLS,
 )

@@ -54,6 +54,19 @@ class EvidenceSource(Protocol):
 SourceFactory = Callable[[RetrievalGraph, LLM], EvidenceSource]
 
 
+def instance_source(
+    adapter: Callable[[Any], EvidenceSource],
+) -> Callable[[MethodSpec], SourceFactory]:
+    """A plugin's :attr:`MethodPlugin.source` whose evidence source wraps an instance of the
+    method a spec names (``MosaicSource(mosaic)``): the method is built as ``spec`` builds it
+    (its policy, settings and graph family), never by a copy of its constructor."""
+
+    def source(spec: MethodSpec) -> SourceFactory:
+        return lambda graph, llm: adapter(spec.make(graph, llm))
+
+    return source
+
+
 @dataclass(frozen=True)
 class Knob:
     """One what-if control: ``toggles`` and ``dropdown`` pick one of ``options``; ``slider``

@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from ace_lab.methods.plugin import MethodPlugin, SourceFactory
-from ace_lab.methods.spec import MethodSpec
+from ace_lab.methods.plugin import MethodPlugin, instance_source
 from ace_lab.mosaic import knobs, specs
-from ace_lab.mosaic.method import MOSAIC_HEADS, MOSAIC_METHODS, Mosaic
+from ace_lab.mosaic.method import MOSAIC_HEADS, MOSAIC_METHODS
 from ace_lab.mosaic.source import MosaicSource
-
-
-def source(spec: MethodSpec) -> SourceFactory:
-    """MOSAIC's selected context as a composition's C_base, built from the method ``spec`` names
-    (its analyzer or fixed policy, its settings)."""
-
-    def build(graph, llm):  # type: ignore[no-untyped-def]
-        method = spec.make(graph, llm)
-        assert isinstance(method, Mosaic)
-        return MosaicSource(method)
-
-    return build
-
 
 PLUGIN = MethodPlugin(
     package="ace_lab.mosaic",
@@ -51,7 +37,7 @@ PLUGIN = MethodPlugin(
         "mosaic-budget-matched": "MOSAIC (budget-matched)",
     },
     source_heads=MOSAIC_HEADS,
-    source=source,
+    source=instance_source(MosaicSource),
     report=specs.REPORT,
     what_if=knobs.CONTROLS,
 )
