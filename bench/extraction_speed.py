@@ -29,6 +29,7 @@ from statistics import mean
 from typing import Any
 
 import pandas as pd
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: bench.record and ace_lab from the checkout
@@ -121,7 +122,7 @@ def measure(
     for family in families:
         usable = [(d, c) for d, c in chunks if family != "typed" or (schemas or {}).get(d)]
         per: dict[str, list[dict[str, Any]]] = {f: [] for f in FORMATS}
-        for dataset, chunk in usable:
+        for dataset, chunk in tqdm(usable, desc=f"{family} (json + compact)", unit="chunk"):
             schema = (schemas or {}).get(dataset)
             for extraction in FORMATS:
                 run = extractor(family, extraction, llm, schema)

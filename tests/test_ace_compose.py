@@ -1,8 +1,10 @@
 """ace_lab.ace.compose and ace_lab.registry.compose: ``source>ace-…`` names run ACE's context
 policy over another method's evidence (scripted models on the toy graphs): names parse and
-round-trip, every source composes, the trace shows the source's steps then ACE's, provenance
-names the part that found each item, the context keeps ACE's budget, the record has ACE's
-columns, and the stepper steps through a composed trace."""
+round-trip, every source composes, the trace shows the source's steps then ACE's, a source's
+own stages of each branch are branch steps (MOSAIC's explorations, ArcRAG's retrievals) that
+the stepper lists and the reports do not count as the method's decisions, ArcRAG's own answer
+stays in the composed trace, provenance names the part that found each item, the context keeps
+ACE's budget, the record has ACE's columns, and the stepper steps through a composed trace."""
 
 from __future__ import annotations
 
@@ -13,16 +15,28 @@ import pytest
 
 from ace_lab import widgets
 from ace_lab.ace.compose import SOURCE_BACKBONES
+from ace_lab.ace.report.liveness import ace_decisions
 from ace_lab.ace.source import PART
 from ace_lab.ace.specs import ace_config
 from ace_lab.ace.steps import AceDetails, BranchRetrieval, PolicyDecision
-from ace_lab.arc.steps import SchemaView
+from ace_lab.arc.report.tables import payloads as arc_payloads
+from ace_lab.arc.steps import ArcGeneration, ArcRetrieval, SchemaView
 from ace_lab.data import Question
-from ace_lab.eval.studies.record import record
+from ace_lab.eval.studies.record import record, step_payloads
 from ace_lab.llm import LLM
-from ace_lab.mosaic.steps import ExplorationChoice
+from ace_lab.mosaic.policy import FIXED_POLICIES
+from ace_lab.mosaic.report.policies import policy_side_by_side
+from ace_lab.mosaic.report.steps import payloads
+from ace_lab.mosaic.source import DEPTH_POLICY
+from ace_lab.mosaic.steps import (
+    EvidenceSelection,
+    ExplorationChoice,
+    ExplorationStop,
+    SeedSelection,
+    TraversalDepth,
+)
 from ace_lab.registry import canonical_name, make_method, parse, spec
-from ace_lab.steps import Retrieval
+from ace_lab.steps import Generation, Retrieval
 from tests.conftest import (
     ARC_QUESTION,
     ScriptedClient,
@@ -169,3 +183,127 @@ def test_the_record_has_aces_columns_and_the_stepper_steps_through(settings, toy
     views = widgets.step_views(answer.method)
     for stage in stages:
         assert stage.name in widgets.step_html(stage.step, views)
+
+
+#: The stages of one MOSAIC exploration, by the payload type each records.
+MOSAIC_STAGES = {
+    "policy": ExplorationChoice,
+    "seed": SeedSelection,
+    "stop": ExplorationStop,
+    "select": EvidenceSelection,
+}
+
+
+def _branch_steps(answer: Any, branch: str) -> list[Any]:
+    return [s for s in answer.trace.steps if s.name.startswith(f"{branch}/")]
+
+
+def test_mosaic_s_branch_explorations_are_branch_steps_with_mosaic_payloads(settings, toy_graph):
+    answer = _answer(settings, toy_graph, "mosaic>ace-full", mosaic_and_ace, QUESTION)
+    names = [s.name for s in answer.trace.steps]
+    labels = {"depth": DEPTH_POLICY.label, "breadth": FIXED_POLICIES["wide"].label}
+    for branch, label in labels.items():
+        steps = _branch_steps(answer, branch)
+        stages = [s.name.split("/", 1)[1] for s in steps]
+        assert stages[:2] == ["policy", "seed"] and stages[-2:] == ["stop", "select"]
+        assert stages[2:-2] and all(st.startswith("traverse:") for st in stages[2:-2])
+        for step in steps:
+            stage = step.name.split("/", 1)[1]
+            kind = MOSAIC_STAGES.get(stage, TraversalDepth)
+            assert isinstance(step.payload, kind), step.name
+            assert step.kind == stage.split(":")[0]
+        choice = steps[0].payload
+        assert (choice.source, choice.label) == ("fixed", label)
+        # the exploration's selected context is what ACE's branch retrieval recorded
+        retrieved = answer.trace.find(f"retrieve:{branch}").payload
+        assert tuple(e.id for e in steps[-1].added) == retrieved.evidence_ids
+        # after both branch retrievals (the join), before the merge, one branch after the other
+        first, last = names.index(steps[0].name), names.index(steps[-1].name)
+        assert names.index(f"retrieve:{branch}") < first and last < names.index("merge")
+        assert names[first : last + 1] == [s.name for s in steps]
+    assert names.index("depth/select") < names.index("breadth/policy")
+    # the stepper lists them, each with its payload's line
+    stages = widgets.stages(answer)
+    shown = {st.name: st.summary for st in stages}
+    assert "depth/traverse:1" in shown and shown["breadth/policy"].startswith("policy ")
+    groups = {st.group for st in stages if st.name.startswith("depth/")}
+    assert groups == {"depth branch"} and not stages[0].group
+    # ... and shows MOSAIC's steps with MOSAIC's views (the source's report joins ACE's)
+    views = widgets.step_views(answer.method)
+    traverse = answer.trace.find("depth/traverse:1")
+    assert type(traverse.payload) in views
+    assert views[type(traverse.payload)](traverse) in widgets.step_html(traverse, views)
+    # MOSAIC decided once for the question (its C_base exploration, by its analyzer): the
+    # branch steps' fixed policies are not its decisions
+    every = [s.payload for s in answer.trace.steps if isinstance(s.payload, ExplorationChoice)]
+    assert len(every) == 3
+    own = payloads(answer.trace, ExplorationChoice)
+    assert len(own) == 1 and own[0].source == "analyzer" and own[0] is every[0]
+    table = policy_side_by_side({"q": answer.trace})
+    assert table.loc[("validation", "label"), "q"] == own[0].label
+    assert len(payloads(answer.trace, ExplorationStop)) == 1
+    # the branch steps are in the record too, with their payloads
+    row = record(Question("q1", QUESTION, "Brinemouth", (), (), None, "toy"), answer)
+    assert [s["name"] for s in row["steps"]] == names
+    assert sum(isinstance(p, ExplorationChoice) for p in step_payloads(row)) == 3
+
+
+def test_aces_liveness_counts_the_branches_it_issued_not_the_sources_branch_steps(
+    settings, toy_graph
+):
+    answer = _answer(settings, toy_graph, "mosaic>ace-adaptive", mosaic_and_ace, QUESTION)
+    assert _branch_steps(answer, "depth") and not _branch_steps(answer, "breadth")
+    row = record(Question("q1", QUESTION, "Brinemouth", (), (), None, "toy"), answer)
+    decided = ace_decisions(row)
+    assert decided["route"] == "POINT" and decided["branches issued"] == ("depth",)
+
+
+def _arc_answer_first(answers: list[str]) -> Callable[[dict], str]:
+    """ArcRAG's script, whose (first) answer call says Kesterholm; ACE's script after it."""
+
+    def reply(kwargs: dict) -> str:
+        if arc_prompt(kwargs) != "answer":
+            return arc_reply()(kwargs)
+        answers.append(kwargs["messages"][-1]["content"])
+        return arc_reply()(kwargs) if len(answers) == 1 else ace_reply(kwargs)
+
+    return reply
+
+
+def test_arcrag_s_own_answer_stays_in_the_composed_trace(settings, openie_graph):
+    name = "arcrag:r1p1@openie"
+    alone = _answer(settings, openie_graph, name, arc_reply(), ARC_QUESTION)
+    asked: list[str] = []
+    composed = _answer(
+        settings, openie_graph, f"{name}>ace-full", _arc_answer_first(asked), ARC_QUESTION
+    )
+    assert len(asked) == 2  # ArcRAG's answer of its one pass, then ACE's
+    assert composed.text == "Brinemouth" and alone.text == "Kesterholm"
+    steps = composed.trace.steps
+    own = [s for s in steps if isinstance(s.payload, ArcGeneration)]
+    assert [s.name for s in own] == ["generate:p1"]
+    arc = own[0].payload
+    # the answer ArcRAG gives alone, from the context C_base starts from, before ACE's answer
+    assert (arc.answer, arc.raw) == (alone.text, alone.raw)
+    assert arc.context_ids == tuple(e.id for e in alone.context.evidence)
+    assert [s.name for s in steps].index("generate:p1") < [s.name for s in steps].index("generate")
+    final = composed.trace.find("generate").payload
+    assert type(final) is Generation and final.answer == composed.text
+    row = record(Question("q1", ARC_QUESTION, "Kesterholm", (), (), None, "toy"), composed)
+    kept = [p for p in step_payloads(row) if isinstance(p, ArcGeneration)]
+    assert [p.answer for p in kept] == ["Kesterholm"]
+
+
+def test_arcrag_s_branch_retrievals_are_branch_steps(settings, openie_graph):
+    answer = _answer(
+        settings, openie_graph, "arcrag:r1p1@openie>ace-full", arc_and_ace, ARC_QUESTION
+    )
+    for branch, mode in (("depth", "arc:k5"), ("breadth", "arc:k15")):
+        (step,) = _branch_steps(answer, branch)
+        assert step.name == f"{branch}/retrieve" and step.kind == "retrieve"
+        assert isinstance(step.payload, ArcRetrieval) and step.payload.pass_index == 0
+        assert step.payload.phrases == (step.inputs["query"],) and step.inputs["mode"] == mode
+        retrieved = answer.trace.find(f"retrieve:{branch}").payload
+        assert tuple(e.id for e in step.added) == retrieved.evidence_ids
+    # ArcRAG's own retrieval table reads its loop's retrievals only (pass 1)
+    assert [r.pass_index for r in arc_payloads(answer.trace, ArcRetrieval)] == [1]

@@ -136,7 +136,7 @@ class _WideSource:
     def base(self, query: str, task: str, trace: object) -> list:
         return self._passages("base", 30)
 
-    def differential(self, query: str, branch: str) -> tuple[str, list]:
+    def differential(self, query: str, branch: str, trace: object) -> tuple[str, list]:
         return f"hi_{branch}", self._passages(branch, 10)
 
     @staticmethod

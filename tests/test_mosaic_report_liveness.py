@@ -74,3 +74,15 @@ def test_seed_count_written_below_the_range_on_every_question_is_inert_after_the
     assert sorted(written["value"]) == ["1", "2"] and not written["inert"].any()
     assert not table[table["mechanism"] == "max_depth"]["inert"].any()
     assert mosaic_liveness(rows).equals(table)  # the record dicts notebook 05 holds
+
+
+def test_a_branch_step_s_fixed_policy_is_not_the_question_s_decision():
+    """A composition's record holds MOSAIC's exploration for a branch of another method
+    (``depth/policy``, a fixed policy); the decision is the record's own ``policy`` step's,
+    wherever the branch step stands."""
+    rec = _record({"seed_count": 9})
+    fixed = decide_controls({"seed_count": 3, "max_depth": 4})
+    branch = ExplorationChoice(fixed.policy.to_dict(), fixed.policy.label, "fixed", raw=fixed.raw)
+    rec["steps"] = [{"name": "depth/policy", "payload": to_record(branch)}, *rec["steps"]]
+    decided = mosaic_decisions(rec)
+    assert decided["seed_count as written"] == 9 and decided["max_depth as written"] == "(left out)"

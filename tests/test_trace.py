@@ -16,6 +16,8 @@ from ace_lab.trace import (
     current_step,
     current_trace,
     record_llm_call,
+    step_branch,
+    step_kind,
 )
 
 
@@ -71,6 +73,40 @@ def test_step_kind_comes_from_the_name_or_is_given_and_is_checked():
     assert [s.kind for s in trace.steps] == ["retrieve", "cypher", "other"]
     with pytest.raises(ValueError, match="unknown step kind"), trace.step("x", kind="teleport"):
         pass
+
+
+def test_adopted_branch_steps_are_named_for_their_branch_and_left_out_of_the_evidence_replay():
+    trace = Trace()
+    with trace.step("retrieve:base") as step:
+        step.add([_ev(1), _ev(2)])
+    branch = Trace()  # a source's own pipeline for the depth branch
+    with branch.step("seed") as step:
+        step.add([_ev(2, "seed"), _ev(3, "seed")])
+    with branch.step("traverse:1", kind="traverse") as step:
+        record_llm_call(LLMCall("t", "m", 4, 1, 0.0, False))
+    with branch.step("select") as step:
+        step.remove([(_ev(2), "not selected")])  # the branch's working set, not the caller's
+    with trace.step("retrieve:depth") as step:
+        step.add([_ev(3, "depth")])
+    trace.adopt(branch.steps, "depth")
+    names = [s.name for s in trace.steps]
+    assert names[:2] == ["retrieve:base", "retrieve:depth"]
+    assert names[2:] == ["depth/seed", "depth/traverse:1", "depth/select"]
+    assert [s.kind for s in trace.steps[2:]] == ["seed", "traverse", "select"]
+    assert step_kind("depth/traverse:2") == "traverse" and step_kind("breadth/x") == "other"
+    assert step_branch("depth/seed") == "depth" and step_branch("retrieve:depth") == ""
+    assert [s.name for s in trace.own_steps] == ["retrieve:base", "retrieve:depth"]
+    # the branch's removal and its seed versions never reach the caller's evidence
+    assert [(e.id, e.branch) for e in trace.working_set()] == [
+        ("e1", "base"),
+        ("e2", "base"),
+        ("e3", "depth"),
+    ]
+    assert [e.branch for e in trace.all_evidence()] == ["base", "base", "depth"]
+    assert trace.removed() == {}
+    assert [e.id for e in trace.first_retrieval() or []] == ["e1", "e2"] and trace.refined
+    # shown and costed: its calls are the answer's
+    assert len(trace.llm_calls) == 1 and trace.steps[3].llm_calls[0].prompt_tokens == 4
 
 
 def test_working_set_replays_added_and_removed_evidence():

@@ -34,8 +34,9 @@ from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.embed import Embedder, get_embedder
 from ace_lab.evidence import Answer, Context, Trace, merge, tag
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import PromptStyle, Task, generate
-from ace_lab.steps import Generation, Retrieval, Selection
+from ace_lab.methods.answer_step import answer_from
+from ace_lab.methods.generate import PromptStyle, Task
+from ace_lab.steps import Retrieval, Selection
 
 PolicyMode = Literal["full", "adaptive", "fixed"]
 
@@ -181,19 +182,17 @@ class AceGraphRAG:
                     f"C̃: {len(adapted.kept)} kept ({adapted.context.tokens} tokens), "
                     f"{len(adapted.dropped)} dropped"
                 )
-            context = adapted.context
-            with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
-                generation = generate(self.llm, query, context.render(), task, cfg.prompt_style)
-                step.record(Generation(generation.answer, generation.raw, cfg.prompt_style, task))
-        return Answer(
-            generation.answer,
-            context,
-            trace,
-            method=self.name,
-            raw=generation.raw,
-            retrieval_calls=1 + len(queries),
-            details=AceDetails(self.backbone.name, chosen, made.payload(), decision),
-        )
+            return answer_from(
+                trace,
+                self.llm,
+                query,
+                adapted.context,
+                task,
+                cfg.prompt_style,
+                method=self.name,
+                retrieval_calls=1 + len(queries),
+                details=AceDetails(self.backbone.name, chosen, made.payload(), decision),
+            )
 
 
 def policy_decision(policy: ContextPolicy, mode: str, topology: str | None) -> PolicyDecision:

@@ -31,11 +31,12 @@ def retrieve_branch(
     round_: int = 1,
     stages: Trace | None = None,
 ) -> list[Evidence]:
-    """ΔC of ``planned``'s branch, recorded as the ``retrieve:<branch>`` step of ``trace``;
-    the source's own stages go to ``stages`` (a throwaway trace when None)."""
+    """ΔC of ``planned``'s branch, recorded as the ``retrieve:<branch>`` step of ``trace``.
+    The source's own stages go to ``stages`` for the caller to adopt after a join; without
+    it (one branch, in the caller's thread) ``trace`` adopts them right after the step."""
+    own = stages if stages is not None else Trace()
     with trace.step(f"retrieve:{planned.branch}", query=planned.query) as step:
         step.queries.append(planned.query)
-        own = stages if stages is not None else Trace()
         mode, items = source.differential(planned.query, planned.branch, own)
         step.inputs["mode"] = mode
         items = tag(
@@ -44,6 +45,8 @@ def retrieve_branch(
         step.add(items)
         ids = tuple(e.id for e in items)
         step.record(BranchRetrieval(planned.branch, planned.query, mode, ids))
+    if stages is None:
+        trace.adopt(own.steps, planned.branch)
     return items
 
 

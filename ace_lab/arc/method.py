@@ -3,8 +3,9 @@
 Per question: ``S_G`` (cached per graph), one query rewrite, then passes of retrieve → explore →
 plan → generate (one Cypher per subplan, refined within the retry budget) → witness → compose →
 sufficiency, until the answer is judged sufficient, no follow-up question is formed, or the pass
-cap is reached. The answer is always written by the shared generator
-(:func:`ace_lab.methods.generate.generate`) from the composed witness context.
+cap is reached. Each pass's answer is written by the shared answer step
+(:func:`ace_lab.methods.answer_step.answer_step`: the same prompt, call and parsing as every
+method's, its payload ArcRAG's per-pass ``ArcGeneration``) from the composed witness context.
 
 Configurations (:class:`ArcConfig`): ``full`` (Explorer + Planner + Generator),
 ``explorer+generator``, ``generator`` (retrieval and the generator only) and ``direct``
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from ace_lab.arc.answer import (
@@ -55,7 +57,8 @@ from ace_lab.arc.witness import Witness
 from ace_lab.bounded import Bounded, ConfigError, bounded
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Trace
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import PromptStyle, Task, generate
+from ace_lab.methods.answer_step import answer_step
+from ace_lab.methods.generate import PromptStyle, Task
 from ace_lab.steps import StopDecision
 
 COMPONENTS = ("full", "explorer+generator", "generator", "direct")
@@ -229,25 +232,30 @@ class ArcRAG:
                     step.record(CypherExecution(p, sp.index, sp.render(), attempts, accepted, new))
             with trace.step(f"witness:p{p}", kind="witness") as step:
                 step.record(WitnessUpdate(p, added, **witness.stats()))
-            with trace.step(f"generate:p{p}", kind="generate", task=task) as step:
-                # strict (the paper): no fallback passages, an empty witness answers from nothing
-                fallback_ids = retrieval.chunk_ids if cfg.fallback else ()
-                items = compose(graph, schema, witness, fallback_ids, cfg.context_tokens)
-                fallback = [e for e in items if e.meta.get("fallback")]
-                step.add(fallback)
-                style = self._style()
-                last = p == budget.passes  # an earlier pass's answer is what the judge reads
-                context = Context(items).render()
-                generation = generate(llm, query, context, task, style, final=last)
-                text, raw = generation.answer, generation.raw
-                context_ids = tuple(e.id for e in items)
-                sources = tuple(context_source(e, templated) for e in items)
-                fell_back = bool(fallback)
-                step.record(
-                    ArcGeneration(
-                        text, raw, style, task, p, context_ids, fell_back, sources=sources
-                    )
-                )
+            # strict (the paper): no fallback passages, an empty witness answers from nothing
+            fallback_ids = retrieval.chunk_ids if cfg.fallback else ()
+            items = compose(graph, schema, witness, fallback_ids, cfg.context_tokens)
+            fallback = [e for e in items if e.meta.get("fallback")]
+            generation = answer_step(
+                trace,
+                llm,
+                query,
+                Context(items),
+                task,
+                self._style(),
+                name=f"generate:p{p}",
+                final=p == budget.passes,  # an earlier pass's answer is what the judge reads
+                inputs={"task": task},
+                added=fallback,
+                payload=partial(
+                    ArcGeneration,
+                    pass_index=p,
+                    context_ids=tuple(e.id for e in items),
+                    fallback=bool(fallback),
+                    sources=tuple(context_source(e, templated) for e in items),
+                ),
+            )
+            text, raw = generation.answer, generation.raw
             passes.append(
                 ArcPass(
                     p,

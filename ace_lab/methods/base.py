@@ -2,7 +2,7 @@
 
 A method is anything with ``name`` and ``answer(query, task) -> Answer``; the runner, the CLI
 and the notebooks need nothing else. ``RetrieveThenGenerate`` runs one context builder with the
-query and answers with the shared prompt (``ace_lab.methods.generate``): HiRAG (``hi``),
+query and answers with the shared answer step (``ace_lab.methods.answer_step``): HiRAG (``hi``),
 GraphRAG local+global and the other baselines differ only in the builder.
 """
 
@@ -12,8 +12,9 @@ from typing import Protocol
 
 from ace_lab.evidence import Answer, Context, Retriever, Trace, tag
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import PromptStyle, Task, generate
-from ace_lab.steps import Generation, Retrieval
+from ace_lab.methods.answer_step import answer_from
+from ace_lab.methods.generate import PromptStyle, Task
+from ace_lab.steps import Retrieval
 
 
 class Method(Protocol):
@@ -50,15 +51,13 @@ class RetrieveThenGenerate:
                 items = tag(self.retriever.retrieve(query, self.mode), "base", 0, mode=self.mode)
                 step.add(items)
                 step.record(Retrieval(query, self.mode, tuple(e.id for e in items)))
-            context = Context(items)
-            with trace.step("generate", prompt_style=self.prompt_style, task=task) as step:
-                generation = generate(self.llm, query, context.render(), task, self.prompt_style)
-                step.record(Generation(generation.answer, generation.raw, self.prompt_style, task))
-        return Answer(
-            generation.answer,
-            context,
-            trace,
-            method=self.name,
-            raw=generation.raw,
-            retrieval_calls=1,
-        )
+            return answer_from(
+                trace,
+                self.llm,
+                query,
+                Context(items),
+                task,
+                self.prompt_style,
+                method=self.name,
+                retrieval_calls=1,
+            )

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from ace_lab.bounded import Bounded, bounded
 from ace_lab.evidence import CONTEXT_BUDGET_TOKENS, Answer, Context, Evidence, Trace, fit_budget
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task, generate
+from ace_lab.methods.answer_step import answer_from
+from ace_lab.methods.generate import PROMPT_STYLES, PromptStyle, Task
 from ace_lab.mosaic.analyzer import PolicyDecision, analyze
 from ace_lab.mosaic.controls import PAPER_ANALYZER, ControlsAnalyzer, analyze_controls
 from ace_lab.mosaic.policy import ExplorationPolicy
@@ -41,7 +42,6 @@ from ace_lab.mosaic.steps import (
 from ace_lab.mosaic.traverse import DepthRecord, Explorer
 from ace_lab.mosaic.view import GraphView
 from ace_lab.retrieval import RetrievalGraph
-from ace_lab.steps import Generation
 
 #: Pruned paths listed per depth in the trace (all are counted; ours).
 TRACE_PRUNED = 12
@@ -114,19 +114,17 @@ class Mosaic:
         trace, cfg = Trace(), self.config
         with trace.activate():
             final, details = self.gather(query, trace)
-            context = Context(final)
-            with trace.step("generate", prompt_style=cfg.prompt_style, task=task) as step:
-                generation = generate(self.llm, query, context.render(), task, cfg.prompt_style)
-                step.record(Generation(generation.answer, generation.raw, cfg.prompt_style, task))
-        return Answer(
-            generation.answer,
-            context,
-            trace,
-            method=self.name,
-            raw=generation.raw,
-            retrieval_calls=1,
-            details=details,
-        )
+            return answer_from(
+                trace,
+                self.llm,
+                query,
+                Context(final),
+                task,
+                cfg.prompt_style,
+                method=self.name,
+                retrieval_calls=1,
+                details=details,
+            )
 
     def gather(self, query: str, trace: Trace) -> tuple[list[Evidence], MosaicDetails]:
         """MOSAIC's context for ``query`` and its details: every stage before the answer

@@ -3,7 +3,9 @@ evidence it added or removed, its cost), evidence tables, cost frames and an evi
 
 Everything here reads the answer's ``Trace`` and nothing else, so it works for every method that
 records its steps. What a step decided is its typed payload (``step.payload``), shown by the
-payload's own ``line()``; nothing here reads a step's name or a method's internals.
+payload's own ``line()``; nothing here reads a method's internals, and of a step's name only
+the branch a composed method's source took it for (``depth/traverse:1``: the ``depth branch``
+group, :func:`ace_lab.trace.step_branch`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ace_lab import viz
 from ace_lab.evidence import Answer, Context, Evidence, Step
 from ace_lab.retrieval import RetrievalGraph
 from ace_lab.steps import StepPayload
+from ace_lab.trace import step_branch
 from ace_lab.widgets.views import Groups, StepView, group_of, step_groups, step_html, view_for
 
 
@@ -36,7 +39,9 @@ class Stage:
     seconds: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
-    group: str = ""  # the pass, subplan or depth the step belongs to (its report's STEP_GROUPS)
+    #: The pass, subplan or depth the step belongs to (its report's STEP_GROUPS), or for a
+    #: composed method's branch step, its branch (``depth branch``).
+    group: str = ""
 
     @property
     def payload(self) -> StepPayload | None:
@@ -114,7 +119,7 @@ def _summary(step: Step, new: list[str]) -> str:
 def stages(answer: Answer, groups: Groups | None = None) -> list[Stage]:
     """One stage per trace step, each with the evidence it added or removed, its cost and its
     group (``groups``, default the method's ``STEP_GROUPS``: an ArcRAG pass and subplan, a
-    MOSAIC depth)."""
+    MOSAIC depth; a branch step's is its branch, so the stepper can step through one)."""
     groups = step_groups(answer.method) if groups is None else groups
     out: list[Stage] = []
     seen: set[str] = set()
@@ -126,7 +131,8 @@ def stages(answer: Answer, groups: Groups | None = None) -> list[Stage]:
             shown = answer.trace.working_set(position + 1)
         removed = [(e.id, why) for e, why in step.removed]
         summary = _summary(step, new)
-        group = group_of(step.payload, groups)
+        branch = step_branch(step.name)
+        group = f"{branch} branch" if branch else group_of(step.payload, groups)
         cost = _cost(step)
         out.append(
             Stage(step.name, step.kind, summary, step, shown, new, removed, group=group, **cost)

@@ -2,7 +2,9 @@
 
 A method's report package defines ``STEP_VIEWS``: payload type → a function of the ``Step``
 giving an HTML fragment (ACE's gap plan, ArcRAG's Cypher attempts, MOSAIC's scored paths).
-:func:`step_views` finds a method's views through the registry (its ``MethodSpec.report``);
+:func:`step_views` finds a method's views through the registry (its ``MethodSpec.report``, and
+for a composition its source's too, so MOSAIC's or ArcRAG's steps inside ``mosaic>ace-full``
+keep their views);
 :func:`step_html` shows a step with the view of its payload's type (or of the nearest base
 class that has one), under the payload's one line, its repairs and notes. A step without a view
 still shows its line. A report's ``STEP_GROUPS`` (payload type → the step's group, e.g.
@@ -13,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from html import escape
+from types import ModuleType
 
 from ace_lab.evidence import Step
-from ace_lab.registry import report
+from ace_lab.registry import MethodName, parse, report
 from ace_lab.steps import StepPayload
 
 #: An HTML fragment for one step of a given payload type (a report's ``STEP_VIEWS`` value).
@@ -26,25 +29,45 @@ StepGroup = Callable[[StepPayload], str]
 Groups = Mapping[type[StepPayload], StepGroup]
 
 
-def step_views(method: str) -> dict[type[StepPayload], StepView]:
-    """The ``STEP_VIEWS`` of ``method``'s report (:func:`ace_lab.registry.report`); empty for
-    a method without a report (a baseline), a name the registry does not know (a hand-built
-    answer) or a report without views."""
+def _reports(method: str) -> list[ModuleType]:
+    """The report packages whose views show ``method``'s steps: a composition's source's
+    (``mosaic`` in ``mosaic>ace-full``: its own steps and its branch explorations), then the
+    method's own; none for a baseline or a name the registry does not know."""
+    names = [method]
     try:
-        module = report(method)
+        parts = parse(method)
     except KeyError:
-        return {}
-    return dict(getattr(module, "STEP_VIEWS", {}) or {}) if module is not None else {}
+        return []
+    if parts.policy:
+        names.insert(0, str(MethodName(parts.head, parts.variant, parts.family)))
+    found = []
+    for name in names:
+        try:
+            module = report(name)
+        except KeyError:
+            continue
+        if module is not None:
+            found.append(module)
+    return found
+
+
+def step_views(method: str) -> dict[type[StepPayload], StepView]:
+    """The ``STEP_VIEWS`` of ``method``'s report (:func:`ace_lab.registry.report`) and, for a
+    composition, of its source's; empty for a method without a report (a baseline), a name the
+    registry does not know (a hand-built answer) or reports without views."""
+    views: dict[type[StepPayload], StepView] = {}
+    for module in _reports(method):
+        views |= dict(getattr(module, "STEP_VIEWS", {}) or {})
+    return views
 
 
 def step_groups(method: str) -> dict[type[StepPayload], StepGroup]:
     """The ``STEP_GROUPS`` of ``method``'s report (ArcRAG: per pass and subplan; MOSAIC: per
-    depth); empty where the report defines none."""
-    try:
-        module = report(method)
-    except KeyError:
-        return {}
-    return dict(getattr(module, "STEP_GROUPS", {}) or {}) if module is not None else {}
+    depth) and, for a composition, of its source's; empty where no report defines any."""
+    groups: dict[type[StepPayload], StepGroup] = {}
+    for module in _reports(method):
+        groups |= dict(getattr(module, "STEP_GROUPS", {}) or {})
+    return groups
 
 
 def group_of(payload: StepPayload | None, groups: Groups | None) -> str:

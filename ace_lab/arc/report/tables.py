@@ -32,8 +32,10 @@ P = TypeVar("P", bound=StepPayload)
 
 
 def payloads(trace: Trace, kind: type[P]) -> list[P]:
-    """The payloads of type ``kind`` the trace's steps recorded, in trace order."""
-    return [s.payload for s in trace.steps if isinstance(s.payload, kind)]
+    """The payloads of type ``kind`` the trace's own steps recorded, in trace order (a
+    composition's branch steps, ``depth/retrieve``, are its source's retrievals for ACE's
+    branches, not ArcRAG's loop: :attr:`~ace_lab.trace.Trace.own_steps`)."""
+    return [s.payload for s in trace.own_steps if isinstance(s.payload, kind)]
 
 
 def details(answer: Answer) -> ArcDetails | None:

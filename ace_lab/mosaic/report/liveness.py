@@ -26,6 +26,7 @@ from ace_lab.mosaic.report.policies import POLICY_FIELDS, policy_of, records_of,
 from ace_lab.mosaic.specs import REPORT
 from ace_lab.mosaic.steps import ExplorationChoice
 from ace_lab.registry import parse, spec
+from ace_lab.trace import step_branch
 
 #: The head of the method names whose policy an analyzer writes per question.
 ANALYZER_HEAD = "mosaic"
@@ -50,7 +51,12 @@ def is_analyzed(method: str) -> bool:
 
 
 def _choice(rec: Mapping[str, Any]) -> ExplorationChoice | None:
-    return next((p for p in step_payloads(rec) if isinstance(p, ExplorationChoice)), None)
+    """The record's policy decision: its first own ``policy`` step's (a branch step such as
+    ``depth/policy`` is a fixed policy run for another method's branch, not a decision)."""
+    steps = rec.get("steps") if isinstance(rec.get("steps"), list | tuple) else []
+    names = [str(s.get("name", "")) if isinstance(s, Mapping) else "" for s in steps]
+    own = (p for n, p in zip(names, step_payloads(rec), strict=False) if not step_branch(n))
+    return next((p for p in own if isinstance(p, ExplorationChoice)), None)
 
 
 def _controls(rec: Mapping[str, Any], choice: ExplorationChoice | None) -> dict[str, Any]:

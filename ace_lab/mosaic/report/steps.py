@@ -1,5 +1,10 @@
 """The typed payloads of a MOSAIC trace, found by type (never by step name), and the depth
-each traversal step belongs to (``STEP_GROUPS``: the stepper steps per depth)."""
+each traversal step belongs to (``STEP_GROUPS``: the stepper steps per depth).
+
+Only the trace's own steps count (:attr:`~ace_lab.trace.Trace.own_steps`): in a composition
+(``mosaic>ace-full``) MOSAIC's explorations for ACE's branches are branch steps
+(``depth/policy``, ``depth/traverse:1``, …), shown by the stepper but not MOSAIC's decision
+for the question, which its C_base exploration made once."""
 
 from __future__ import annotations
 
@@ -17,8 +22,8 @@ BEFORE_TYPED_STEPS = "(trace recorded before typed steps)"
 
 
 def payloads(trace: Trace, kind: type[P]) -> list[P]:
-    """Every payload of type ``kind`` in ``trace``, in step order."""
-    return [s.payload for s in trace.steps if isinstance(s.payload, kind)]
+    """Every payload of type ``kind`` of ``trace``'s own steps, in step order."""
+    return [s.payload for s in trace.own_steps if isinstance(s.payload, kind)]
 
 
 def payload(trace: Trace, kind: type[P]) -> P | None:
