@@ -4,7 +4,7 @@ every setting.
 The listing has three parts: the registered methods (one row each, the description wrapped),
 the variants and graph families any head takes (with ``auto``, the per-question chooser), and
 the compositions ``<source>/<ACE method>`` with every head that can be a source. Each example
-name in it (:data:`EXAMPLES`) is one the registry resolves (``tests/test_cli_commands_methods``).
+name in it (:data:`EXAMPLES`) is one the registry resolves (``tests/cli_commands/test_methods``).
 """
 
 from __future__ import annotations

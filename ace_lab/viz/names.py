@@ -14,7 +14,7 @@ method is written the same way in every figure, legend and view title (``ace-ful
   in brackets (``mosaic>narrow`` → "MOSAIC (narrow)").
 
 Anything that is not an id of the table (a row label such as "Overall") comes back unchanged.
-This is a table of strings: it imports no method package (``tests/test_architecture.py``).
+This is a table of strings: it imports no method package (``tests/project/test_architecture.py``).
 """
 
 from __future__ import annotations

@@ -118,9 +118,13 @@ class Workers:
         with (root / "workers.log").open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tests.reliability.crash_driver", "serve"],
-                cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
                 env=env,
-            )  # fmt: skip
+            )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         if self._next(300) != "ready":
@@ -284,7 +288,8 @@ def replay_calls(work: Path) -> int:
     """Model calls a rebuild makes from the build's folder with an empty response cache."""
     from ace_lab.graph.build import build_graph
     from ace_lab.llm import LLM
-    from tests.conftest import ScriptedClient, hierarchy_config
+    from tests.support.extraction import hierarchy_config
+    from tests.support.scripted import ScriptedClient
 
     copy = work.parent / f"{work.name}-replay"
     shutil.copytree(
@@ -294,9 +299,15 @@ def replay_calls(work: Path) -> int:
     llm = LLM(driver.work_settings(copy), client=client)
     with driver.hashed_layers():
         build_graph(
-            driver.DATASET, driver.N, driver.FAMILY, settings=driver.work_settings(copy),
-            llm=llm, progress=False, with_index=False, config=hierarchy_config(),
-        )  # fmt: skip
+            driver.DATASET,
+            driver.N,
+            driver.FAMILY,
+            settings=driver.work_settings(copy),
+            llm=llm,
+            progress=False,
+            with_index=False,
+            config=hierarchy_config(),
+        )
     return len(client.requests)
 
 
@@ -360,10 +371,14 @@ def compare_run(
 # -------------------------------------------------------------------------- measure
 def measure_build(kills: int, root: Path) -> dict[str, Any]:
     row = campaign(
-        kills, "build", root, BUILD_DELAY_S, (),
+        kills,
+        "build",
+        root,
+        BUILD_DELAY_S,
+        (),
         lambda w: [driver.run_dir(w) / "hirag_extract.jsonl"],
         lambda w, seen: compare_build(build_outputs(root / "reference"), w, seen),
-    )  # fmt: skip
+    )
     return {"property": BUILD_ROW, **row}
 
 
@@ -375,9 +390,14 @@ def measure_run(kills: int, root: Path, graph: Path | None = None) -> dict[str, 
     tables = str(driver.run_dir(graph) / "tables")
     results = lambda w: w / "results" / driver.STUDY / f"{driver.METHOD}.jsonl"  # noqa: E731
     row = campaign(
-        kills, "run", root, RUN_DELAY_S, (tables,), lambda w: [results(w)],
+        kills,
+        "run",
+        root,
+        RUN_DELAY_S,
+        (tables,),
+        lambda w: [results(w)],
         lambda w, seen: compare_run(strict_jsonl(results(root / "reference")), w, seen),
-    )  # fmt: skip
+    )
     return {"property": RUN_ROW, **row}
 
 

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ace_lab.graph.store import EmbeddedFalkorDB
-from tests.conftest import small_tables
 from tests.reliability.hostile_cypher import (
     EXPLOSIVE,
     FALSE_POSITIVES,
@@ -22,6 +21,7 @@ from tests.reliability.hostile_cypher import (
     run,
 )
 from tests.reliability.scale import full_scale
+from tests.support.graphs import small_tables
 
 pytestmark = pytest.mark.reliability
 
