@@ -15,7 +15,8 @@ Layers, lowest first (a module may import its own layer and the ones below it, n
 
 Module sizes are counted on ``ruff format`` output (the test fails while a module is not
 formatted), and ``# fmt: skip`` is allowed only on a literal table (an assignment of a tuple,
-list or dict display), so no limit is met by compression.
+list or dict display), so no limit is met by compression. The size and ``# fmt: skip`` rules
+hold for every module under ``tests/`` too.
 
 Deferred (function-level) imports count like top-level ones; imports under ``TYPE_CHECKING``
 count for the layer rule but not for cycles (they never run).
@@ -24,8 +25,10 @@ count for the layer rule but not for cycles (they never run).
 from __future__ import annotations
 
 import ast
+import io
 import subprocess
 import sys
+import tokenize
 from collections import defaultdict
 from pathlib import Path
 
@@ -110,6 +113,9 @@ def _imports(path: Path) -> list[tuple[str, bool, int]]:
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
+TESTS = REPO / "tests"
+#: Every module the size limit and the literal-table rule hold for: the package's and the tests'.
+SIZED = [*MODULES, *sorted(TESTS.rglob("*.py"))]
 
 
 def test_every_module_belongs_to_a_layer():
@@ -158,15 +164,21 @@ def test_analysis_imports_no_method_package():
 def test_every_module_is_formatted():
     """Sizes below are counted on ``ruff format`` output: an unformatted module fails here."""
     done = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--check", "--quiet", str(PACKAGE)],
+        [sys.executable, "-m", "ruff", "format", "--check", "--quiet", str(PACKAGE), str(TESTS)],
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0, f"run `ruff format ace_lab`:\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0, f"run `ruff format ace_lab tests`:\n{done.stdout}{done.stderr}"
 
 
-def _skip_lines(path: Path) -> list[int]:
-    return [i for i, text in enumerate(path.read_text().splitlines(), 1) if "# fmt: skip" in text]
+def _skip_lines(source: str) -> list[int]:
+    """Lines with a ``# fmt: skip`` comment (a string that spells one is no comment)."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [
+        t.start[0]
+        for t in tokens
+        if t.type == tokenize.COMMENT and "fmt: skip" in t.string.replace("fmt:skip", "fmt: skip")
+    ]
 
 
 def _literal_table_ends(tree: ast.AST) -> set[int]:
@@ -181,8 +193,8 @@ def _literal_table_ends(tree: ast.AST) -> set[int]:
 
 def test_fmt_skip_only_on_literal_tables():
     found = []
-    for path in MODULES:
-        lines = _skip_lines(path)
+    for path in SIZED:
+        lines = _skip_lines(path.read_text(encoding="utf-8"))
         if lines:
             tables = _literal_table_ends(ast.parse(path.read_text(encoding="utf-8")))
             rel = path.relative_to(PACKAGE.parent)
@@ -194,11 +206,14 @@ def test_the_fmt_skip_rule_tells_a_table_from_code():
     source = "T = (\n  1, 2,\n)  # fmt: skip\nx = f(1,\n  2)  # fmt: skip\n"
     tree = ast.parse(source)
     assert _literal_table_ends(tree) == {3}
+    assert _skip_lines(source) == [3, 5]
+    assert _skip_lines('s = "# fmt: skip"\nt = """\n# fmt: skip\n"""\n') == []
+    assert _skip_lines("x = 1  # noqa: E501 # fmt:skip\n") == [1]
 
 
 def test_no_module_is_over_the_size_limit():
     sizes = defaultdict(int)
-    for path in MODULES:
+    for path in SIZED:
         sizes[str(path.relative_to(PACKAGE.parent))] = len(path.read_text().splitlines())
     too_big = {name: n for name, n in sizes.items() if n > MAX_LINES}
     assert not too_big, f"modules over {MAX_LINES} lines (split by concept): {too_big}"
