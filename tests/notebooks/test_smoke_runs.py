@@ -60,9 +60,11 @@ def prerequisites(path: Path) -> list[str]:
     return [name for name, built in GRAPH_BUILDERS.items() if wanted & set(built)]
 
 
-# The notebooks that read graphs come first, so every run of the suite checks that they pass
-# with their prerequisites built by their own test, as when run alone (``pytest tests/notebooks/
-# test_smoke_runs.py::...[04_arcrag_interface_and_witness]``); no notebook runs twice.
+# The notebooks that read graphs come first, so a run of the whole module checks that they pass
+# with their prerequisites built by their own test, as when run alone; no notebook runs twice in
+# one process. ``make test`` runs each test of ``-m notebook`` in its own pytest process
+# (``pytest tests/notebooks/test_smoke_runs.py::...[04_arcrag_interface_and_witness]``), so
+# there every notebook is run alone, after the prerequisites its own test builds.
 NOTEBOOKS = sorted(
     NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"), key=lambda p: (not prerequisites(p), p.name)
 )
