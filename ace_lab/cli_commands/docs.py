@@ -4,7 +4,7 @@ The documents listed in :data:`DOCUMENTS` carry generated parts (see
 :mod:`ace_lab.eval.reporting.docs_numbers`); the figures are the generic ones plus each method
 report's.
 ``ace-lab docs`` rewrites the parts from the committed records, ``ace-lab docs --check`` only
-lists the parts that disagree (``tests/test_docs.py`` runs the same check).
+lists the parts that disagree (``tests/project/test_docs.py`` runs the same check).
 """
 
 from __future__ import annotations

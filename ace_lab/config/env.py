@@ -201,7 +201,7 @@ OTHER_VARIABLES: tuple[OtherVariable, ...] = (
         "unset: the test is skipped",
         "bolt://[user@]host:port[/database]",
         "a Neo4j/Memgraph server the Bolt round-trip test loads (password: graph.store_password)",
-        "tests/test_graph_store_bolt.py",
+        "tests/graph/store/test_bolt.py",
     ),
     OtherVariable(
         env_name("", "reliability"),

@@ -5,7 +5,7 @@ no wider than two columns.
 (titles, axis labels, tick labels inside the view, legend entries, annotations, bar labels) with
 its box on the canvas; texts that are hidden, empty or outside the view are not painted, so
 they are not checked. :func:`layout_problems` lists what is wrong in one line each — the test of
-every committed figure (``tests/test_viz_committed_figures.py``) asserts it is empty.
+every committed figure (``tests/committed/test_figures.py``) asserts it is empty.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ rerunning a question is free); ``print_stages`` works without widgets (under pap
 
 The what-if explorer (:func:`what_if`, :func:`open_explorer`, :class:`WhatIf`) answers one
 question as a person moves MOSAIC's, ArcRAG's or ACE's controls, each setting a registry name
-(``ace_lab.widgets.knobs``), cache-first, and shows what changed against the previous setting.
+(each method plugin's ``knobs``), cache-first, and shows what changed against the previous setting.
 """
 
 from ace_lab.widgets.stages import (

@@ -1,6 +1,6 @@
 """What if one question were answered under another setting: the explorer's engine, no widgets.
 
-A setting is a registry name (``ace_lab.widgets.knobs``); :class:`WhatIf` answers the question
+A setting is a registry name (each method plugin's ``knobs``); :class:`WhatIf` answers the question
 with :func:`ace_lab.registry.make_method` on the graph family the name reads, cache-first:
 
 1. :meth:`WhatIf.probe` runs the method once against the response cache and the archives only

@@ -28,7 +28,7 @@ from ace_lab.registry.plugins import plugin_of, plugins
 from ace_lab.steps import AnswerDetails, StepPayload, from_record, to_record
 from ace_lab.viz.names import display_name, method_names
 from ace_lab.widgets.views import step_html, step_views
-from tests.conftest import ScriptedClient
+from tests.support.scripted import ScriptedClient
 
 EXAMPLE = "tests.support.toy_method"
 PLUGINS = plugins()

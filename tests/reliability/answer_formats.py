@@ -12,7 +12,7 @@ from ace_lab.methods.final_answer import extract_final_answer
 ROW = "answer extraction: every format of the probe"
 GOLD = "Paris"
 
-#: The replies of the probe (tests/test_methods_final_answer.py's regression cases) and more
+#: The replies of the probe (tests/methods/test_final_answer.py's regression cases) and more
 #: spellings of each format; every one must give ``GOLD``.
 FORMATS: tuple[str, ...] = (
     "[FINAL_ANSWER] Paris [/FINAL_ANSWER]\u200b",

@@ -32,9 +32,15 @@ def request(worker: int, i: int) -> dict[str, Any]:
         messages = [{"role": "user", "content": f"shared {i // 10 % SHARED_KEYS}"}]
         temperature = 0 if worker % 2 else 0.0
     return {
-        "model_identity": "load:test", "messages": messages, "temperature": temperature,
-        "top_p": 1.0, "max_tokens": 64, "stop": None, "seed": 0, "response_format": None,
-    }  # fmt: skip
+        "model_identity": "load:test",
+        "messages": messages,
+        "temperature": temperature,
+        "top_p": 1.0,
+        "max_tokens": 64,
+        "stop": None,
+        "seed": 0,
+        "response_format": None,
+    }
 
 
 def response(req: dict[str, Any]) -> tuple[str, int, int, float]:

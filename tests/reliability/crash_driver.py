@@ -3,7 +3,7 @@ evaluation run on the toy corpus with a scripted, deterministic model.
 
 Run as ``python -m tests.reliability.crash_driver serve``: a fork server (:func:`serve`) whose
 workers the parent kills; ``build|run WORKDIR DELAY_S [GRAPH_DIR]`` runs one worker in the
-foreground. The model is the scripted client of ``tests/conftest.py`` (the same replies every
+foreground. The model is the scripted client of ``tests/support/`` (the same replies every
 time, so an interrupted and an uninterrupted run must agree), sleeping ``DELAY_S`` per call so
 that a kill lands mid-work. Embeddings come from :class:`HashEmbedder`, so no model is loaded.
 """
@@ -34,7 +34,8 @@ FAMILY, MODEL = "hierarchical", "smollm135m"
 #: What the fork server imports before forking (everything the workers use).
 PRELOAD = (
     "ace_lab.graph.build", "ace_lab.graph.hierarchy", "ace_lab.graph.seeds", "ace_lab.registry",
-    "ace_lab.eval.studies.runner", "ace_lab.retrieval", "tests.conftest",
+    "ace_lab.eval.studies.runner", "ace_lab.retrieval", "tests.support.scripted",
+    "tests.support.extraction", "tests.support.replies",
 )  # fmt: skip
 
 
@@ -111,7 +112,8 @@ def build(work: Path, delay_s: float, announce: bool = True) -> None:
     import ace_lab.graph.hierarchy  # noqa: F401 - imported before "ready": kills time work
     from ace_lab.graph.build import build_graph
     from ace_lab.llm import LLM
-    from tests.conftest import ScriptedClient, hierarchy_config, hierarchy_reply
+    from tests.support.extraction import hierarchy_config, hierarchy_reply
+    from tests.support.scripted import ScriptedClient
 
     settings = work_settings(work)
     llm = LLM(settings, client=ScriptedClient(hierarchy_reply, delay_s=delay_s))
@@ -119,9 +121,15 @@ def build(work: Path, delay_s: float, announce: bool = True) -> None:
         _ready()
     with hashed_layers():
         build_graph(
-            DATASET, N, FAMILY, settings=settings, llm=llm, progress=False, with_index=False,
+            DATASET,
+            N,
+            FAMILY,
+            settings=settings,
+            llm=llm,
+            progress=False,
+            with_index=False,
             config=hierarchy_config(),
-        )  # fmt: skip
+        )
 
 
 def evaluate(work: Path, delay_s: float, graph_dir: Path, announce: bool = True) -> None:
@@ -132,7 +140,8 @@ def evaluate(work: Path, delay_s: float, graph_dir: Path, announce: bool = True)
     from ace_lab.graph.tables import GraphTables
     from ace_lab.llm import LLM
     from ace_lab.retrieval import RetrievalGraph
-    from tests.conftest import ScriptedClient, ace_reply
+    from tests.support.replies import ace_reply
+    from tests.support.scripted import ScriptedClient
 
     settings = work_settings(work)
     tables = GraphTables.load(graph_dir)
@@ -143,9 +152,16 @@ def evaluate(work: Path, delay_s: float, graph_dir: Path, announce: bool = True)
     if announce:
         _ready()
     run(
-        METHOD, DATASET, N, study=STUDY, settings=settings, llm=llm, graph=graph,
-        concurrency=2, progress=False,
-    )  # fmt: skip
+        METHOD,
+        DATASET,
+        N,
+        study=STUDY,
+        settings=settings,
+        llm=llm,
+        graph=graph,
+        concurrency=2,
+        progress=False,
+    )
 
 
 def _ready() -> None:

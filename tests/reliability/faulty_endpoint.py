@@ -195,7 +195,7 @@ def toy_graph() -> Any:
     from ace_lab.graph.seeds import build_seed_indexes
     from ace_lab.graph.tables import GraphTables
     from ace_lab.retrieval import RetrievalGraph
-    from tests.conftest import fake_vectors
+    from tests.support.embedders import fake_vectors
 
     class HashEmbedder:
         model_id, dim = "test:hash", 16
@@ -217,9 +217,15 @@ def toy_run(llm: LLM, graph: Any, study: str) -> tuple[Any, Path]:
     from ace_lab.eval.studies.runner import run
 
     frame = run(
-        "naive", "toy", 8, study=study, settings=llm.settings, llm=llm, graph=graph,
+        "naive",
+        "toy",
+        8,
+        study=study,
+        settings=llm.settings,
+        llm=llm,
+        graph=graph,
         progress=False,
-    )  # fmt: skip
+    )
     return frame, llm.settings.results_dir / study
 
 

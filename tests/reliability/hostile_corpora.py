@@ -1,7 +1,7 @@
 """Hostile corpora and questions: every bad data set is a clear DataError, or handled in full.
 
 Each case writes a benchmark folder (``corpus.json`` + questions) for a registered set into a
-temporary data directory, the way ``tests/conftest.py``'s ``fake_dataset_dir`` does, and runs
+temporary data directory, the way :func:`tests.support.datasets.fake_dataset_dir` does, and runs
 what a study does with it: load, slice, chunk, and build a hybrid index over the chunks (a tiny
 deterministic embedder, no model) and search it with every question. An attempt *holds* when
 either
@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from ace_lab.data import DataError, chunk_passages, load_dataset, make_slice
 from ace_lab.data.registry import get_spec
 from ace_lab.index import HybridIndex
-from tests.conftest import fake_vectors
+from tests.support.embedders import fake_vectors
 
 PROPERTY = "hostile corpora and questions"
 HOTPOT, WIKI, DOCS = (
@@ -66,7 +66,8 @@ HOSTILE_TEXTS = (
 
 
 class TinyEmbedder:
-    """Deterministic unit rows from :func:`tests.conftest.fake_vectors`: no model to load."""
+    """Deterministic unit rows from :func:`tests.support.embedders.fake_vectors`: no model to
+    load."""
 
     model_id = "test:hostile-corpora"
     dim = 8

@@ -22,6 +22,8 @@ and texts that contain Cypher keywords). Three rows:
 * **guard false positives** — a hand-written set of legitimate reads (aliases named
   ``set``/``merge``/``drop``/..., strings and comments containing writes, ``CALL db.labels()``,
   OPTIONAL MATCH, UNION, WITH, bounded variable-length paths, parameters): each must run.
+
+The queries of the three rows are in :mod:`tests.reliability.hostile_queries`.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ace_lab.graph.store import (
 )
 from ace_lab.graph.store.cypher_text import mask
 from ace_lab.graph.tables import GraphTables
+from tests.reliability.hostile_queries import EXPLOSIVE_READS, LEGITIMATE_READS, WRITE_ATTEMPTS
 
 WRITES, EXPLOSIVE, FALSE_POSITIVES = (
     "hostile Cypher: writes",
@@ -114,75 +117,6 @@ def property_keys(store: EmbeddedFalkorDB) -> set[str]:
 
 
 # ------------------------------------------------------------------------------ writes
-#: (cypher, params, meant to write or reach outside the graph)
-WRITE_ATTEMPTS: list[tuple[str, dict[str, Any] | None, bool]] = [
-    ("CREATE (n:Entity {id: 'x'})", None, True),
-    ("MATCH (a {id: 'e0'}), (b {id: 'p1'}) CREATE (a)-[:PWNED]->(b)", None, True),
-    ("MERGE (n:Entity {id: 'e0'}) RETURN n", None, True),
-    ("MERGE (n:Entity {id: 'new'}) ON CREATE SET n.x = 1 RETURN n", None, True),
-    ("MATCH (n) SET n.name = 'x'", None, True),
-    ("MATCH (n) SET n += {pwned: true}", None, True),
-    ("MATCH (n) SET n:Pwned", None, True),
-    ("MATCH (n:Chunk) DELETE n", None, True),
-    ("MATCH ()-[r]->() DELETE r", None, True),
-    ("MATCH (n) DETACH DELETE n", None, True),
-    ("MATCH (n) REMOVE n.name", None, True),
-    ("MATCH (n:Entity) REMOVE n:Entity", None, True),
-    ("MATCH (n) WITH collect(n) AS ns FOREACH (m IN ns | SET m.x = 1)", None, True),
-    ("FOREACH (i IN [1, 2, 3] | CREATE (:X {i: i}))", None, True),
-    ("UNWIND [1, 2] AS x CREATE (:X {x: x})", None, True),
-    ("LOAD CSV FROM 'https://example.com/x.csv' AS row RETURN row", None, True),
-    ("LOAD CSV WITH HEADERS FROM 'file:///etc/passwd' AS row RETURN row", None, True),
-    ("LOAD CSV FROM 'file:///etc/passwd' AS row CREATE (:Leak {line: row[0]})", None, True),
-    ("CALL db.idx.fulltext.createNodeIndex('Entity', 'name')", None, True),
-    ("CALL db.idx.fulltext.drop('Entity')", None, True),
-    ("CREATE INDEX FOR (n:Entity) ON (n.name)", None, True),
-    ("DROP INDEX ON :Entity(id)", None, True),
-    ("CALL { CREATE (:X) } RETURN 1", None, True),
-    ("CALL { MATCH (n) DETACH DELETE n } RETURN 1", None, True),
-    ("MATCH (n) CALL { WITH n SET n.x = 1 } RETURN n", None, True),
-    ("MATCH (n) RETURN n; MATCH (m) DETACH DELETE m", None, True),
-    ("MATCH (n) RETURN count(n);\nCREATE (:X)", None, True),
-    ("MATCH (n) WITH n AS set SET set.x = 1", None, True),
-    ("MATCH (n) WITH n AS detach DETACH DELETE detach", None, True),
-    ("MATCH (n) WITH n AS merge MERGE (m:X {id: merge.id})", None, True),
-    ("MATCH (n) WITH n AS remove REMOVE remove.name", None, True),
-    ("MATCH (n), (order) WITH n AS delete, order DELETE order", None, True),
-    ("MATCH (n) WITH n, 1 AS as WITH n, as SET n.x = 1", None, True),
-    ("MATCH (desc) WITH desc, 1 AS delete DELETE desc", None, True),
-    ("MATCH (n) WITH n AS set, n AS where WITH set, where SET where.x = 1", None, True),
-    ("MATCH (n) WHERE n.name = 'a;b' SET n.x = 1", None, True),
-    ("MATCH (n) WHERE n.id = $id SET n.name = $v", {"id": "e0", "v": "pwned"}, True),
-    ("CYPHER a=1 CREATE (:X {a: $a})", None, True),
-    ("OPTIONAL MATCH (n) SET n.x = 1", None, True),
-    ("MATCH (n) WITH n ORDER BY n.id SET n.x = 1 RETURN n", None, True),
-    ("RETURN 1 AS x UNION ALL MATCH (n) SET n.x = 1 RETURN 2 AS x", None, True),
-    ("CALL db.labels() YIELD label CREATE (:X {l: label})", None, True),
-    ("CALL algo.pageRank('Entity', 'RELATED') YIELD node SET node.rank = 1", None, True),
-    ("CALL dbms.killQuery(1)", None, True),
-    ("MATCH (n) RETURN n\x00 CREATE (:X)", None, True),
-    ("CREATE (:X)\x00MATCH (n) RETURN n", None, True),
-    ("MATCH (n)\u00a0DETACH\u00a0DELETE n", None, True),
-    # probes: odd text and parameters that must stay inert, refused or read
-    ("RETURN '\ud800' AS x", None, False),
-    ("RETURN 'a\\' CREATE (:X) //' AS x", None, False),
-    ('RETURN "CREATE (:X)" AS x', None, False),
-    ("\uff23\uff32\uff25\uff21\uff34\uff25 (:X)", None, False),  # fullwidth CREATE
-    ("CRE\u200bATE (:X)", None, False),  # zero-width space inside the keyword
-    ("MATCH (n {id: $id}) RETURN n.id", {"id": "e0'}) DETACH DELETE n //"}, False),
-    ("MATCH (n) WHERE n.name = $p RETURN n.id", {"p": 'x"}) MATCH (m) DETACH DELETE m //'}, False),
-    ("MATCH (n) WHERE n.name = $p RETURN n.id", {"p": "x\\"}, False),
-    ("RETURN $x AS x", {"x) MATCH (n) DETACH DELETE n //": 1}, False),
-    ("RETURN $x AS x", {"a`b": 1}, False),
-    ("RETURN $x AS x", {"": 1}, False),
-    ("RETURN $x AS x", {"x": "a\x00 CREATE (:X)"}, False),
-    ("RETURN $x AS x", {"x": "\udfff"}, False),
-    ("RETURN $x AS x", {"x": float("nan")}, False),
-    ("RETURN $x AS x", {"x": {"k`}) CREATE (:X) //": 1}}, False),
-    ("RETURN $x AS x", {"x": object()}, False),
-]
-
-
 def _spellings(cypher: str, rng: random.Random) -> list[str]:
     """The same query in other spellings the server reads alike (outside literals only)."""
     masked = mask(cypher)
@@ -281,36 +215,6 @@ def _run_writes(store: EmbeddedFalkorDB, full: bool) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ explosive
-#: (cypher, params) — each is run with the row's timeout and max_rows 1000.
-EXPLOSIVE_READS: list[tuple[str, dict[str, Any] | None]] = [
-    ("UNWIND range(1, 2000000000) AS x RETURN sum(x)", None),
-    ("MATCH (a),(b) RETURN a.id, b.id LIMIT 100000000", None),
-    ("MATCH (a),(b) RETURN a.id, b.id LIMIT 100000000\x00", None),
-    ("MATCH p=(a)-[*]-(b) RETURN p", None),
-    ("RETURN size([x IN range(1, 10000) | [y IN range(1, 10000) | y]]) AS n", None),
-    ("UNWIND range(1, $n) AS x RETURN sum(x)", {"n": 2_000_000_000}),
-    ("MATCH (a),(b),(c),(d),(e) RETURN count(*)", None),
-    ("MATCH p=(a)-[*]->(b) RETURN count(p)", None),
-    ("RETURN size(reduce(s = 'x', i IN range(1, 40) | s + s)) AS n", None),
-    ("RETURN range(1, 2 * 1000000000) AS r", None),
-    ("MATCH (a),(b),(c) RETURN collect([a.description, b.description, c.id]) AS c", None),
-    (
-        "MATCH (a),(b) RETURN a.id AS x UNION ALL MATCH (c),(d) RETURN c.id AS x LIMIT $k",
-        {"k": 10**9},
-    ),
-    ("CALL { MATCH (a),(b),(c),(d) RETURN a.id AS x } RETURN count(x)", None),
-    ("MATCH (a)-[*1..12]-(b) RETURN count(*)", None),
-    (
-        "MATCH (n) WITH collect(n) AS ns UNWIND ns AS a UNWIND ns AS b UNWIND ns AS c "
-        "UNWIND ns AS d RETURN count(*)",
-        None,
-    ),
-    ("RETURN size(reduce(l = [1], i IN range(1, 40) | l + l)) AS n", None),
-    ("MATCH (a),(b) RETURN a, b", None),
-    ("MATCH p=(a)-[*]-(b) RETURN nodes(p) LIMIT 1000000", None),
-]
-
-
 @contextmanager
 def _memory_sampler(store: EmbeddedFalkorDB) -> Iterator[list[int]]:
     """Peak resident memory of the (current) server process, sampled every 5 ms."""
@@ -377,76 +281,6 @@ def _run_explosive(store: EmbeddedFalkorDB, full: bool) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ false positives
-LEGITIMATE_READS: list[tuple[str, dict[str, Any] | None]] = [
-    ("MATCH (n) RETURN n.name AS set", None),
-    ("MATCH (n) RETURN n.name AS merge ORDER BY merge", None),
-    ("MATCH (n) RETURN n.id AS drop, n.name AS remove", None),
-    ("MATCH (n) RETURN count(n) AS detach", None),
-    ("MATCH (n) WITH n.name AS delete RETURN delete LIMIT 5", None),
-    ("MATCH (n) RETURN n.id AS create ORDER BY create DESC LIMIT 3", None),
-    ("MATCH (n) WITH n AS foreach RETURN foreach.id LIMIT 2", None),
-    ("UNWIND [1, 2, 3] AS set RETURN set * 2 AS x", None),
-    ("MATCH (n) RETURN n.id AS set ORDER BY set LIMIT 5", None),
-    ("RETURN 1 AS detach, 2 AS drop, 3 AS remove", None),
-    ("match (n) return count(n) as set;", None),
-    ("MATCH (n)-[r]-(m) RETURN DISTINCT type(r) AS merge", None),
-    ("MATCH (n) WHERE n.name STARTS WITH 'Create Labs' RETURN n.id", None),
-    ("MATCH (n) WHERE n.description CONTAINS 'DETACH DELETE' RETURN count(n)", None),
-    ("RETURN 'MATCH (n) DETACH DELETE n' AS s", None),
-    ('RETURN "CREATE (:X); DROP INDEX ON :X(id)" AS s', None),
-    ("MATCH (n) // SET n.x = 1\nRETURN count(n)", None),
-    ("MATCH (n) /* DETACH DELETE n */ RETURN count(n)", None),
-    ("CALL db.labels()", None),
-    ("CALL db.labels() YIELD label RETURN label ORDER BY label", None),
-    ("CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType", None),
-    ("CALL db.propertyKeys()", None),
-    ("CALL db.indexes()", None),
-    ("OPTIONAL MATCH (n:Missing) RETURN n", None),
-    ("MATCH (a:Entity) OPTIONAL MATCH (a)-[r]->(b) RETURN a.id, count(b) AS c", None),
-    ("MATCH (n:Entity) RETURN n.id AS id UNION MATCH (m:Person) RETURN m.id AS id", None),
-    ("MATCH (n:Entity) RETURN n.id AS id UNION ALL MATCH (m:Chunk) RETURN m.id AS id", None),
-    ("MATCH (n) WITH n WHERE n.id STARTS WITH 'e' RETURN n.id", None),
-    ("MATCH p=(a)-[*1..2]->(b) RETURN count(p)", None),
-    ("MATCH (a {id: $id})-[*1..3]-(b) RETURN DISTINCT b.id LIMIT 20", {"id": "e0"}),
-    ("MATCH (n) RETURN n.name, size(n.name) AS s ORDER BY s DESC LIMIT 5", None),
-    ("MATCH (n) WHERE toLower(n.name) CONTAINS 'set' RETURN n.id", None),
-    ("MATCH (n)-[r:RELATED]->(m) RETURN type(r) AS t, count(*) AS c", None),
-    ("MATCH (n) RETURN labels(n)[0] AS label, count(*) AS c ORDER BY c DESC", None),
-    ("CALL { MATCH (n:Entity) RETURN n.id AS id LIMIT 3 } RETURN id", None),
-    ("MATCH (n) WITH collect(n.id) AS ids RETURN size(ids) AS n", None),
-    ("UNWIND range(0, 9) AS i RETURN i", None),
-    (
-        "MATCH (n:Entity) WITH n LIMIT 5 UNWIND range(0, size(n.name) - 1) AS i "
-        "RETURN n.id, i LIMIT 10",
-        None,
-    ),
-    ("MATCH (n) WHERE n.id IN $ids RETURN n.id", {"ids": ["e0", "p1", "c2"]}),
-    ("MATCH (n {id: $id}) RETURN properties(n) AS set", {"id": "e0"}),
-    ("RETURN $text AS t", {"text": "MATCH (n) DETACH DELETE n; CREATE (:X)"}),
-    ("MATCH (n) WHERE n.name = $name RETURN n.id", {"name": "Set theory 0"}),
-    (
-        "CALL algo.pageRank('Entity', 'RELATED') YIELD node, score "
-        "RETURN node.id, score ORDER BY score DESC LIMIT 5",
-        None,
-    ),
-    ("MATCH (n:Chunk) RETURN n.id, n.description AS `delete`", None),
-    ("MATCH (n) RETURN n.set, n.created, n.merge LIMIT 3", None),
-    ("MATCH (n:Entity) RETURN {set: n.id, merge: n.name} AS m LIMIT 3", None),
-    ("MATCH (n) RETURN CASE WHEN n.id = 'x' THEN 'create' ELSE 'set' END AS remove LIMIT 3", None),
-    ("MATCH (n:Entity) WHERE NOT (n)-[:RELATED]->() RETURN count(n) AS c", None),
-    ("MATCH (n) WITH n.name AS name ORDER BY name SKIP 2 LIMIT 3 RETURN name", None),
-    (
-        "MATCH (a:Entity)-[:RELATED]->(b) WITH a, count(b) AS degree WHERE degree > 1 "
-        "RETURN a.id, degree",
-        None,
-    ),
-    ("MATCH (n) RETURN n.id AS id ORDER BY id LIMIT $k", {"k": 3}),
-    ("MATCH (n:Entity) RETURN n.id, [(n)-[:RELATED]->(m) | m.id] AS neighbours LIMIT 3", None),
-    ("RETURN toUpper('create') AS create", None),
-    ("MATCH (n) WHERE n.name <> 'Set' RETURN count(*) AS merge", None),
-]
-
-
 def _run_false_positives(store: EmbeddedFalkorDB) -> dict[str, Any]:
     failures = []
     for cypher, params in LEGITIMATE_READS:

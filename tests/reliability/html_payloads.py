@@ -73,12 +73,25 @@ def dump_dom(page: Path, profile: Path) -> str:
     browser = chromium()
     assert browser is not None
     return subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", "--virtual-time-budget=12000", "--dump-dom",
-         page.as_uri()],
-        capture_output=True, text=True, timeout=180, check=True,
-    ).stdout  # fmt: skip
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--virtual-time-budget=12000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    ).stdout
 
 
 def _tables(payloads: tuple[str, ...]) -> GraphTables:
@@ -86,8 +99,16 @@ def _tables(payloads: tuple[str, ...]) -> GraphTables:
     edges = []
     for i, payload in enumerate(payloads):
         nodes.append({"id": f"n{i}", "name": payload[:60], "description": payload})
-        edges.append({"id": f"e{i}", "source": "anchor", "target": f"n{i}",
-                      "type": "RELATED", "predicate": payload, "description": payload})  # fmt: skip
+        edges.append(
+            {
+                "id": f"e{i}",
+                "source": "anchor",
+                "target": f"n{i}",
+                "type": "RELATED",
+                "predicate": payload,
+                "description": payload,
+            }
+        )
     return GraphTables.from_records(nodes, edges)
 
 
@@ -130,8 +151,15 @@ def measure(full: bool) -> list[dict]:
     """One row: payloads × places (node name, description, edge text, evidence text) × pages."""
     payloads = PAYLOADS if full else PAYLOADS[:6]
     if chromium() is None:
-        return [{"property": "corpus HTML never runs in the browser", "attempts": 0, "held": 0,
-                 "failed": 1, "note": "chromium not installed (.ci/run installs it)"}]  # fmt: skip
+        return [
+            {
+                "property": "corpus HTML never runs in the browser",
+                "attempts": 0,
+                "held": 0,
+                "failed": 1,
+                "note": "chromium not installed (.ci/run installs it)",
+            }
+        ]
     held = failed = 0
     notes = []
     with tempfile.TemporaryDirectory() as tmp:

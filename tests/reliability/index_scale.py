@@ -85,8 +85,12 @@ def measure(full: bool) -> list[dict[str, Any]]:
     env = dict(os.environ, TOKENIZERS_PARALLELISM="false")
     proc = subprocess.run(
         [sys.executable, "-m", "tests.reliability.index_scale", str(limit)],
-        cwd=REPO, capture_output=True, text=True, timeout=1800, env=env,
-    )  # fmt: skip
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+    )
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         return [{"property": ROW, "attempts": 1, "held": 0, "failed": 1, "note": tail[0]}]

@@ -181,9 +181,14 @@ TEXT_MUTATIONS = (
 )  # fmt: skip
 BENIGN = {"extra", "fence", "prose", "space"}
 WRONG = st.one_of(
-    st.integers(), st.floats(allow_nan=False), st.none(), st.booleans(), st.just(""),
-    st.builds(lambda: [1, "a"]), st.builds(lambda: {"x": 1}),  # fresh: mutations edit in place
-)  # fmt: skip
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.none(),
+    st.booleans(),
+    st.just(""),
+    st.builds(lambda: [1, "a"]),
+    st.builds(lambda: {"x": 1}),  # fresh: mutations edit in place
+)
 
 
 def mutate_object(draw: Draw, obj: Any, kind: str) -> bool:

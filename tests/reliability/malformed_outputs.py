@@ -1,10 +1,10 @@
 """Parsers under malformed model output: every JSON stage driven through the real ``LLM.json``.
 
 For each parser (router, planner, the hierarchical, OpenIE and typed extraction stages, the
-judge) the real stage function runs against :class:`tests.conftest.ScriptedClient`, whose every
-reply is a hypothesis-generated output for the schema the request names (see malformed_gen:
-truncated JSON, wrong types, extra and missing fields, huge strings, unicode and lone
-surrogates, markdown fences, several objects, prose around JSON, deep nesting).
+judge) the real stage function runs against :class:`tests.support.scripted.ScriptedClient`,
+whose every reply is a hypothesis-generated output for the schema the request names (see
+malformed_gen: truncated JSON, wrong types, extra and missing fields, huge strings, unicode and
+lone surrogates, markdown fences, several objects, prose around JSON, deep nesting).
 
 Generation: hypothesis ``@given(st.data())`` with ``derandomize=True``, no example database and
 only the generate phase — no shrinking — so every run draws the same examples and each one is
@@ -38,8 +38,8 @@ from ace_lab.data import Chunk
 from ace_lab.evidence import Trace
 from ace_lab.llm import LLM, JsonResult, extract_json
 from ace_lab.steps import to_record
-from tests.conftest import ScriptedClient
 from tests.reliability.malformed_gen import NODE_TYPES, RELATION_TYPES, generate
+from tests.support.scripted import ScriptedClient
 
 ROW = "parsers under malformed output"
 FULL_EXAMPLES, FAST_EXAMPLES = 1000, 100
@@ -294,9 +294,14 @@ def measure_parser(parser: Parser, examples: int, cache_dir: Path) -> Tally:
     counter = iter(range(10**9))
 
     @settings(
-        max_examples=examples, derandomize=True, database=None, phases=[Phase.generate],
-        deadline=None, suppress_health_check=list(HealthCheck), print_blob=False,
-    )  # fmt: skip
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     @given(st.data())
     def one(data: st.DataObject) -> None:
         def reply(kwargs: dict[str, Any]) -> str:

@@ -29,7 +29,8 @@ def toy_graph(work: Path) -> Any:
     from ace_lab.graph.seeds import build_seed_indexes
     from ace_lab.llm import LLM
     from ace_lab.retrieval import RetrievalGraph
-    from tests.conftest import ScriptedClient, hierarchy_config, hierarchy_reply
+    from tests.support.extraction import hierarchy_config, hierarchy_reply
+    from tests.support.scripted import ScriptedClient
 
     llm = LLM(Settings(cache_dir=work / "build-cache"), client=ScriptedClient(hierarchy_reply))
     chunks = chunk_passages(load_dataset(DATASET).passages)
@@ -53,9 +54,16 @@ def run_once(work: Path) -> dict[str, Any]:
     began = time.perf_counter()
     try:
         frame = run(
-            METHOD, DATASET, N, study="load", settings=settings, llm=llm, graph=graph,
-            concurrency=CONCURRENCY, progress=False,
-        )  # fmt: skip
+            METHOD,
+            DATASET,
+            N,
+            study="load",
+            settings=settings,
+            llm=llm,
+            graph=graph,
+            concurrency=CONCURRENCY,
+            progress=False,
+        )
     finally:
         server.stop(settings)
     seconds = time.perf_counter() - began
@@ -86,9 +94,12 @@ def measure(full: bool) -> list[dict[str, Any]]:
     ids = out["ids"]
     once = sum(ids.count(i) == 1 for i in set(ids))
     broken = (
-        out["errors"] or out["errors_file"] or out["torn_tail"]
-        or out["manifest_records"] != len(ids) or out["model_calls"] < out["questions"]
-    )  # fmt: skip
+        out["errors"]
+        or out["errors_file"]
+        or out["torn_tail"]
+        or out["manifest_records"] != len(ids)
+        or out["model_calls"] < out["questions"]
+    )
     held = 0 if broken else min(once, out["questions"])
     note = (
         f"{METHOD} on the toy graph at concurrency {CONCURRENCY}, smollm135m local server, "

@@ -161,6 +161,11 @@ def measure(full: bool) -> list[dict[str, Any]]:
         shown = leaked_files[:3] + [t[:80] for t in (leaked_texts + leaked_logs)[:3]]
         note += f"; leaked in {shown}"
     return [
-        {"property": PROPERTY, "attempts": attempts, "held": attempts - failed, "failed": failed,
-         "note": note}
-    ]  # fmt: skip
+        {
+            "property": PROPERTY,
+            "attempts": attempts,
+            "held": attempts - failed,
+            "failed": failed,
+            "note": note,
+        }
+    ]

@@ -334,8 +334,13 @@ def listening_addresses() -> dict[str, Any]:
 def _row(prop: str, attempts: int, failures: list[str], note: str) -> dict[str, Any]:
     if failures:
         note = "; ".join(failures[:3]) + " | " + note
-    return {"property": prop, "attempts": attempts, "held": attempts - len(failures),
-            "failed": len(failures), "note": note}  # fmt: skip
+    return {
+        "property": prop,
+        "attempts": attempts,
+        "held": attempts - len(failures),
+        "failed": len(failures),
+        "note": note,
+    }
 
 
 def measure(full: bool) -> list[dict[str, Any]]:

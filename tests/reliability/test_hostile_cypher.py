@@ -10,18 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ace_lab.graph.store import EmbeddedFalkorDB
-from tests.conftest import small_tables
 from tests.reliability.hostile_cypher import (
     EXPLOSIVE,
     FALSE_POSITIVES,
-    LEGITIMATE_READS,
-    WRITE_ATTEMPTS,
     WRITES,
     _pre_execution_refuses,
     fingerprint,
     run,
 )
+from tests.reliability.hostile_queries import LEGITIMATE_READS, WRITE_ATTEMPTS
 from tests.reliability.scale import full_scale
+from tests.support.graphs import small_tables
 
 pytestmark = pytest.mark.reliability
 

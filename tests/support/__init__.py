@@ -1,1 +1,3 @@
-"""Helpers the tests import (fixtures stay in conftest.py files)."""
+"""What the tests share: plain helpers (scripted models, small graphs, synthetic records, data
+sets), imported by the test modules. Fixtures live in the ``conftest.py`` files, which no module
+imports; no test module imports another."""

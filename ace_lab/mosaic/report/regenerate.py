@@ -9,7 +9,7 @@
 - ``results/05_policy_diversity.{csv,md,tex}``: distinct control combinations per slice
   (:func:`~ace_lab.mosaic.report.policies.policy_diversity`).
 
-``make reproduce`` runs it; ``tests/test_results_committed.py`` remakes both the same way.
+``make reproduce`` runs it; ``tests/committed/test_results.py`` remakes both the same way.
 """
 
 from __future__ import annotations
