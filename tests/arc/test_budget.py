@@ -1,5 +1,5 @@
 """ace_lab.arc.budget: the frozen budget, its bounds and budget labels (ArcRAG's names and
-registry entries: tests/registry/test_arc.py)."""
+registry entries: tests/arc/test_specs.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MOSAIC's registry entries: the registered names, the parametric ones, their families and
+"""ace_lab.mosaic.specs: MOSAIC's registered names, the parametric ones, their families and
 configurations, and every entry answering through the shared generator."""
 
 from __future__ import annotations
