@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ace_lab.evidence import Answer, Context, Trace, tag
 from ace_lab.llm import LLM
-from ace_lab.methods.generate import Task, generate
+from ace_lab.methods.answer_step import answer_from
+from ace_lab.methods.generate import Task
 from ace_lab.retrieval import RetrievalGraph
-from ace_lab.steps import Generation
 from tests.support.toy_method.steps import ToyPick
 
 
@@ -23,7 +23,6 @@ class ToyPickMethod:
                 step.add(items)
                 step.record(ToyPick(query, tuple(e.id for e in items)))
             context = Context(items)
-            with trace.step("generate", task=task) as step:
-                generation = generate(self.llm, query, context.render(), task)
-                step.record(Generation(generation.answer, generation.raw, "task", task))
-        return Answer(generation.answer, context, trace, method=self.name, raw=generation.raw)
+            return answer_from(
+                trace, self.llm, query, context, task, "task", method=self.name, retrieval_calls=1
+            )
