@@ -1,7 +1,7 @@
 """The what-if panel in a real JupyterLab, driven by a headless Chromium once.
 
 JupyterLab runs on loopback with a notebook whose one cell builds the panel over the toy graph
-with scripted models (``tests.browser_panel``); Chromium opens it, runs the cell, waits for the
+with scripted models (``tests.support.browser_panel``); Chromium opens it, runs the cell, waits for the
 answer panel, then moves the MOSAIC depth slider with the keyboard, as a person would, and waits
 for the answer panel to show the answer under the new setting. Chromium is driven through the
 DevTools protocol over ``websocket-client`` (in requirements.lock, used by jupyter_server), so the
@@ -11,24 +11,27 @@ test needs nothing beyond Chromium itself: ``.ci/run`` installs the Debian ``chr
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
 
-from tests.support.devtools import chromium, free_port, stop, wait
+from tests.support.devtools import (
+    START_S,
+    TOKEN,
+    Page,
+    browser,
+    free_port,
+    jupyter_lab,
+    wait,
+)
 from tests.support.paths import REPO
 
-TOKEN = "ace-lab-browser-test"
-#: Seconds to wait for JupyterLab, the kernel's first answer, and the answer after a change.
-START_S, FIRST_ANSWER_S, CHANGED_S = 900, 900, 600
+#: Seconds to wait for the kernel's first answer, and for the answer after a change.
+FIRST_ANSWER_S, CHANGED_S = 900, 600
 
 pytestmark = pytest.mark.browser
 #: The notebook's kernel (JupyterLab asks which kernel to start when a notebook names none).
@@ -52,109 +55,28 @@ def lab(tmp_path: Path) -> Iterator[str]:
         "ACE_LAB_CACHE_DIR": str(tmp_path / "cache"),
         "JUPYTER_CONFIG_DIR": str(tmp_path / "jc"),
     }
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={tmp_path}",
-            "--LabApp.expose_app_in_browser=True",
-            "--ServerApp.open_browser=False",
-            "--ServerApp.allow_root=True",  # CI runs as root
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=(tmp_path / "lab.log").open("w"),
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait(
-            "JupyterLab",
-            START_S,
-            lambda: urllib.request.urlopen(f"{base}/api/status?token={TOKEN}").status == 200,
-        )
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={free_port()}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={tmp_path}",
+        "--LabApp.expose_app_in_browser=True",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.allow_root=True",  # CI runs as root
+    ]
+    with jupyter_lab(command, env, tmp_path / "lab.log") as base:
         yield f"{base}/lab/tree/panel.ipynb?token={TOKEN}"
-    finally:
-        stop(server)
-
-
-class Page:
-    """One Chromium tab over the DevTools protocol: evaluate JavaScript, press keys."""
-
-    def __init__(self, ws_url: str) -> None:
-        import websocket
-
-        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True)
-        self.next_id = 0
-
-    def send(self, method: str, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            reply = json.loads(self.ws.recv())
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-
-    def eval(self, expression: str) -> Any:
-        result = self.send(
-            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
-        )
-        return result.get("result", {}).get("value")
-
-    def key(self, key: str, code: int) -> None:
-        for kind in ("keyDown", "keyUp"):
-            self.send(
-                "Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code
-            )
 
 
 @pytest.fixture
 def page(lab: str, tmp_path: Path) -> Iterator[Page]:
     """Headless Chromium showing the lab's notebook."""
-    profile = tmp_path / "profile"
-    browser = subprocess.Popen(
-        [
-            chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--remote-debugging-port=0",
-            "--window-size=1400,1800",
-            lab,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        port = wait(
-            "Chromium's DevTools port",
-            START_S,
-            lambda: (profile / "DevToolsActivePort").read_text().split()[0],
-        )
-
-        def target() -> str | None:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as reply:
-                pages = [t for t in json.load(reply) if t.get("type") == "page"]
-            return pages[0]["webSocketDebuggerUrl"] if pages else None
-
-        tab = Page(wait("a page target", START_S, target))
+    with browser(lab, tmp_path / "profile") as tab:
         yield tab
-        tab.ws.close()
-    finally:
-        stop(browser)
 
 
 ANSWER = "document.querySelector('.ace-what-if-answer')?.innerText || ''"
