@@ -1,12 +1,13 @@
 """The what-if panel in a real JupyterLab, driven by a headless Chromium once.
 
-JupyterLab runs on loopback with a notebook whose one cell builds the panel over the toy graph
-with scripted models (``tests.support.browser_panel``); Chromium opens it, runs the cell, waits for the
-answer panel, then moves the MOSAIC depth slider with the keyboard, as a person would, and waits
-for the answer panel to show the answer under the new setting. Chromium is driven through the
-DevTools protocol over ``websocket-client`` (in requirements.lock, used by jupyter_server), so the
-test needs nothing beyond Chromium itself: ``.ci/run`` installs the Debian ``chromium`` package
-(``apt-get install chromium``); without it the test skips and says so.
+JupyterLab runs on loopback with a notebook whose one cell builds the panel over the toy
+graph with scripted models (``tests.support.browser_panel``); Chromium opens it, runs the cell,
+waits for the answer panel, then moves the MOSAIC depth slider with the keyboard, as a person
+would, and waits for the answer panel to show the answer under the new setting. Chromium is
+driven through the DevTools protocol over ``websocket-client`` (in requirements.lock, used by
+jupyter_server), so the test needs nothing beyond Chromium itself: ``.ci/run`` installs the
+Debian ``chromium`` package (``apt-get install chromium``); without it the test skips and says
+so.
 """
 
 from __future__ import annotations
