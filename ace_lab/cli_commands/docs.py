@@ -23,6 +23,7 @@ DOCUMENTS = (
     "README.md",
     "docs/results.md",
     "docs/evaluation.md",
+    "docs/graphs.md",
     "docs/llm-and-serving.md",
     "docs/scaling.md",
     "results/router/README.md",
