@@ -212,6 +212,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             stratified=args.stratified,
             concurrency=args.concurrency,
             settings=settings,
+            evidence=args.evidence_only,
         )
         print(estimate_text(table))
         return 0

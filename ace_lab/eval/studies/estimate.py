@@ -28,7 +28,7 @@ import pandas as pd
 from ace_lab.config import Settings, load_settings
 from ace_lab.data import load_slice
 from ace_lab.eval.reporting.export import to_markdown
-from ace_lab.eval.studies.runner import select_questions
+from ace_lab.eval.studies.runner import evidence_study, select_questions
 from ace_lab.eval.studies.study import read_jsonl, results_path, safe_name
 from ace_lab.eval.studies.throughput import (
     ASSUMED_GEN_TPS,
@@ -54,12 +54,21 @@ def check_methods(methods: list[str]) -> None:
             raise ValueError(f"{reason} (every method: ace-lab methods)") from None
 
 
-def recorded_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
-    """Mean calls and tokens per question over every study that ran ``method``."""
+def recorded_cost(
+    method: str, dataset: str, settings: Settings, evidence: bool = False
+) -> dict[str, float] | None:
+    """Mean calls and tokens per question over every study that ran ``method``, answered or,
+    with ``evidence``, evidence-only (stopped before the answer call). An evidence-only
+    estimate with no evidence-only record of the method is priced from answered records and
+    labelled an upper bound (they include the answer call)."""
     files = sorted(Path(settings.results_dir).glob(f"*/{safe_name(method)}.jsonl"))
     files.sort(key=lambda p: not p.parent.name.startswith(dataset))  # same data set first
     for path in files:
-        records = [r for r in read_jsonl(path) if r.get("method") == method]
+        records = [
+            r
+            for r in read_jsonl(path)
+            if r.get("method") == method and bool(r.get("evidence_only")) == evidence
+        ]
         if records:
             frame = pd.DataFrame(records)
             return {
@@ -68,10 +77,16 @@ def recorded_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
                 "output": float(frame["output_tokens"].mean()),
                 "from": path.parent.name,
             }
+    if evidence:
+        answered = recorded_cost(method, dataset, settings)
+        if answered is not None:
+            return answered | {"from": f"{answered['from']} (answered: an upper bound)"}
     return None
 
 
-def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
+def composed_cost(
+    method: str, dataset: str, settings: Settings, evidence: bool = False
+) -> dict[str, float] | None:
     """A composition never run before (``mosaic>ace-full``) priced as the sum of its parts'
     recorded costs per question — an upper bound: the composed method runs the source's
     retrieval and the ACE part's planning and answer, not the source's own answer call.
@@ -83,7 +98,7 @@ def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
     if not is_composition(parts):
         return None
     source = str(MethodName(parts.head, parts.variant, parts.family))
-    costs = [recorded_cost(name, dataset, settings) for name in (source, parts.policy)]
+    costs = [recorded_cost(name, dataset, settings, evidence) for name in (source, parts.policy)]
     if any(c is None for c in costs):
         return None
     total = {k: sum(float(c[k]) for c in costs if c) for k in ("calls", "input", "output")}
@@ -93,7 +108,9 @@ def composed_cost(method: str, dataset: str, settings: Settings) -> dict[str, fl
     return {**total, "from": f"sum of parts, an upper bound: {names}"}
 
 
-def base_cost(method: str, dataset: str, settings: Settings) -> dict[str, float] | None:
+def base_cost(
+    method: str, dataset: str, settings: Settings, evidence: bool = False
+) -> dict[str, float] | None:
     """A variant or graph family never run (``ace-full:b1500``, ``direct-cypher@openie-bare``)
     priced from the closest recorded name — without the variant, then without the family, then
     the head alone — labelled an approximation: a variant changes what the head spends (a
@@ -109,7 +126,7 @@ def base_cost(method: str, dataset: str, settings: Settings) -> dict[str, float]
         MethodName(parts.head),
     )
     for base in dict.fromkeys(str(name) for name in closest if str(name) != method):
-        cost = recorded_cost(base, dataset, settings)
+        cost = recorded_cost(base, dataset, settings, evidence)
         if cost is not None:
             return {**cost, "from": f"{base} ({cost['from']}), an approximation of {method}"}
     return None
@@ -128,24 +145,28 @@ def estimate_study(
     settings: Settings | None = None,
     allow_probe: bool = True,
     llm: LLM | None = None,
+    evidence: bool = False,
 ) -> pd.DataFrame:
     """One row per method: questions to answer, calls, tokens and hours (cold cache).
 
     ``concurrency`` is the run's questions in flight (default: ``llm.concurrency`` for a remote
-    endpoint); ``allow_probe`` and ``llm`` go to :func:`~.throughput.throughput`.
+    endpoint); ``allow_probe`` and ``llm`` go to :func:`~.throughput.throughput`. ``evidence``:
+    an evidence-only run (``ace-lab run --evidence-only``), priced from evidence-only records
+    and counting the questions its evidence study has yet to answer.
     """
     check_methods(methods)
     settings = settings or load_settings()
     sl = load_slice(dataset, n, seed=seed, data_dir=settings.data_dir)
     questions = select_questions(sl.questions, limit, stratified, seed)
+    base = evidence_study(sl.slice_id) if evidence else sl.slice_id
     rows, work = [], []
     for method in methods:
-        done = {r["id"] for r in read_jsonl(results_path(study or sl.slice_id, method, settings))}
+        done = {r["id"] for r in read_jsonl(results_path(study or base, method, settings))}
         todo = sum(q.id not in done for q in questions)
         cost = (
-            recorded_cost(method, dataset, settings)
-            or composed_cost(method, dataset, settings)
-            or base_cost(method, dataset, settings)
+            recorded_cost(method, dataset, settings, evidence)
+            or composed_cost(method, dataset, settings, evidence)
+            or base_cost(method, dataset, settings, evidence)
         )
         row: dict[str, object] = {"method": method, "questions to answer": todo}
         if cost is None:

@@ -59,6 +59,38 @@ def test_estimate_multiplies_the_questions_left_by_the_recorded_cost(settings) -
     assert set(table["speed from"]) == {"serving table"}
 
 
+def test_an_evidence_only_estimate_prices_evidence_records_and_counts_its_own_study(
+    settings,
+) -> None:
+    ids = [q.id for q in make_slice(load_dataset("toy"), 8).questions]
+    # Answered runs made 2 calls a question; evidence-only runs stop before the answer: 1.
+    answered = {"method": "ace-full", "llm_calls": 2, "input_tokens": 900, "output_tokens": 90}
+    stopped = answered | {"llm_calls": 1, "input_tokens": 600, "output_tokens": 60}
+    _write(settings.results_dir / "a-n5-s0" / "ace-full.jsonl", [answered | {"id": "x"}])
+    _write(
+        settings.results_dir / "a-n5-s0-evidence" / "ace-full.jsonl",
+        [stopped | {"id": "x", "evidence_only": True}],
+    )
+    # The evidence study already holds 2 of the 8 questions, the answered study none.
+    _write(
+        results_path("toy-n8-s0-evidence", "ace-full", settings),
+        [stopped | {"id": i, "evidence_only": True} for i in ids[:2]],
+    )
+    kw = {"settings": settings, "allow_probe": False}
+    row = estimate_study(["ace-full"], "toy", 8, evidence=True, **kw).iloc[0]
+    assert row["questions to answer"] == 6 and row["LLM calls"] == 6
+    assert row["input tokens"] == 3600 and row["cost from"] == "toy-n8-s0-evidence"
+    answered_row = estimate_study(["ace-full"], "toy", 8, **kw).iloc[0]
+    assert answered_row["questions to answer"] == 8 and answered_row["LLM calls"] == 16
+    # With no evidence-only record, the answered cost stands in, labelled an upper bound.
+    _write(
+        settings.results_dir / "b-n5-s0" / "hirag.jsonl",
+        [answered | {"id": "y", "method": "hirag"}],
+    )
+    hirag = estimate_study(["hirag"], "toy", 8, evidence=True, **kw).iloc[0]
+    assert hirag["cost from"] == "b-n5-s0 (answered: an upper bound)"
+
+
 def test_throughput_falls_back_to_the_assumed_defaults(settings) -> None:
     speed = throughput(settings)
     assert (speed.prompt_tps, speed.gen_tps) == (ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS)
