@@ -10,7 +10,7 @@ out and named in the note).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -116,6 +116,14 @@ MULTIHOP_STUDIES = (
     "2wikimultihopqa_hipporag1000-n20-s0",
     "musique_dev_sample292-n10-s0",
 )
+#: The pooled-corpus study standing in for a committed slice's study where its data set has
+#: one (:mod:`ace_lab.data.pooled`: 100 questions searched against the whole pooled corpus of
+#: HippoRAG's sample; 2Wiki has none). A claim measured on these is the same claim where a
+#: question's passages hide among a thousand others.
+POOLED_STUDIES = {
+    "hotpotqa_dev_sample200-n20-s0": "hotpotqa_train_sample100_hipporag_pooled-n100-s0",
+    "musique_dev_sample292-n10-s0": "musique_train_sample100_hipporag_pooled-n100-s0",
+}
 
 
 def evidence_studies_of(studies: Sequence[str]) -> tuple[str, ...]:
@@ -123,15 +131,46 @@ def evidence_studies_of(studies: Sequence[str]) -> tuple[str, ...]:
     return tuple(f"{study}{EVIDENCE_SUFFIX}" for study in studies)
 
 
+def pooled_studies_of(studies: Sequence[str]) -> tuple[str, ...]:
+    """The pooled-corpus counterpart of each study that has one (:data:`POOLED_STUDIES`; an
+    evidence study's is the counterpart's evidence study), the rest left out."""
+    found = []
+    for study in studies:
+        base = study.removesuffix(EVIDENCE_SUFFIX)
+        if base in POOLED_STUDIES:
+            found.append(POOLED_STUDIES[base] + study[len(base) :])
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class StudyValues:
+    """A claim's ``values``: :func:`paired` (``b`` given) or :func:`rate` (``b`` None) over
+    ``studies`` under the results folder it is called with; :meth:`pooled` is the same
+    comparison on the studies' pooled-corpus counterparts."""
+
+    studies: tuple[str, ...]
+    a: str
+    b: str | tuple[str, ...] | None
+    metric: Metric
+
+    def __call__(self, results_dir: Path) -> ClaimValues | None:
+        if self.b is None:
+            return rate(results_dir, self.studies, self.a, self.metric)
+        return paired(results_dir, self.studies, self.a, self.b, self.metric)
+
+    def pooled(self) -> StudyValues | None:
+        """The comparison on the pooled corpora (None: no study here has one)."""
+        studies = pooled_studies_of(self.studies)
+        return replace(self, studies=studies) if studies else None
+
+
 def paired_values(
     studies: Sequence[str], a: str, b: str | Sequence[str], metric: Metric
-) -> Callable[[Path], ClaimValues | None]:
+) -> StudyValues:
     """A claim's ``values``: :func:`paired` over ``studies`` under the results folder given."""
-    return lambda results_dir: paired(results_dir, studies, a, b, metric)
+    return StudyValues(tuple(studies), a, b if isinstance(b, str) else tuple(b), metric)
 
 
-def rate_values(
-    studies: Sequence[str], a: str, metric: Metric
-) -> Callable[[Path], ClaimValues | None]:
+def rate_values(studies: Sequence[str], a: str, metric: Metric) -> StudyValues:
     """A claim's ``values``: :func:`rate` over ``studies`` under the results folder given."""
-    return lambda results_dir: rate(results_dir, studies, a, metric)
+    return StudyValues(tuple(studies), a, None, metric)

@@ -2,7 +2,8 @@
 verdicts``): a figure kind of :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`).
 
 ``verdicts summary`` is one sentence: how many of the headline claims are supported,
-contradicted and inconclusive, and the claims that reached a verdict; ``verdicts count WORD``
+contradicted and inconclusive, and the claims that reached a verdict, on the committed slices
+and, once they hold records, on the pooled corpora; ``verdicts count WORD``
 is the number of claims with that verdict.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ace_lab.eval.reporting.docs_numbers import DocsError, Figure
+from ace_lab.eval.reporting.verdicts import POOLED, SLICES
 
 #: The table ``ace-lab verdicts`` writes under ``results/``.
 VERDICTS_CSV = "verdicts.csv"
@@ -28,15 +30,23 @@ def _verdicts(results_dir: Path) -> pd.DataFrame:
 def verdicts_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     """``verdicts summary`` or ``verdicts count WORD`` (see the module doc)."""
     table = _verdicts(results_dir)
-    counts = table["verdict"].value_counts()
     if args[:1] == ("count",):
-        return str(int(counts.get(args[1], 0)))
+        return str(int(table["verdict"].value_counts().get(args[1], 0)))
     if args != ("summary",):
         raise DocsError(f"verdicts takes summary or count WORD, not {' '.join(args)}")
+    corpora = table["corpus"] if "corpus" in table else pd.Series(SLICES, index=table.index)
+    texts = [_summary(table[corpora == SLICES], "at the committed n")]
+    if (corpora == POOLED).any():
+        texts.append(_summary(table[corpora == POOLED], "on the pooled corpora"))
+    return "; ".join(texts)
+
+
+def _summary(table: pd.DataFrame, where: str) -> str:
+    counts = table["verdict"].value_counts()
     decided = table[table["verdict"] != "inconclusive"]
     words = ", ".join(f"{int(counts.get(w, 0))} {w}" for w in ("supported", "contradicted"))
     text = f"of {len(table)} headline claims, {words} and "
-    text += f"{int(counts.get('inconclusive', 0))} inconclusive at the committed n"
+    text += f"{int(counts.get('inconclusive', 0))} inconclusive {where}"
     if len(decided):
         text += " (" + "; ".join(f"{r.claim}: {r.verdict}" for r in decided.itertuples()) + ")"
     return text

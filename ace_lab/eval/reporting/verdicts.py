@@ -21,13 +21,19 @@ questions a 0.05 difference would need, and the verdict:
 The claims themselves are method-specific and live in each method's report package
 (``<report>.claims.CLAIMS``); each claim says where its values come from
 (:class:`ClaimValues`). This module only turns values into a row.
+
+Each claim is measured on the committed slices, whose questions each bring a small corpus of
+their own, and again on the pooled corpora (:data:`POOLED`), where a question's passages hide
+among a thousand others, when its values know how
+(:class:`~ace_lab.eval.reporting.claim_values.StudyValues`) and the pooled studies hold
+records; the ``corpus`` column says which. Holm's adjustment runs over every tested row.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +50,8 @@ ALPHA = 0.05
 MARGIN = 0.05
 KINDS = ("greater", "not worse", "fewer", "rate")
 VERDICTS = ("supported", "contradicted", "inconclusive")
+#: The ``corpus`` of a row: the committed slices' own small corpora, or the pooled corpora.
+SLICES, POOLED = "committed slices", "pooled corpora"
 
 
 @dataclass(frozen=True)
@@ -73,16 +81,25 @@ class Claim:
     b: str
     values: Callable[[Path], ClaimValues | None] = field(repr=False, compare=False)
     paper_value: float | None = None
+    corpus: str = SLICES
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.claim!r}: kind {self.kind!r} not in {KINDS}")
+
+    def on_pooled_corpora(self) -> Claim | None:
+        """This claim measured on the pooled corpora, where its values have a ``pooled()``
+        counterpart (None: they have none, or this is already the pooled claim)."""
+        pooled = getattr(self.values, "pooled", None)
+        values = pooled() if self.corpus == SLICES and callable(pooled) else None
+        return replace(self, values=values, corpus=POOLED) if values is not None else None
 
 
 def _row(claim: Claim, found: ClaimValues | None) -> dict[str, object]:
     row: dict[str, object] = {
         "paper": claim.paper,
         "claim": claim.claim,
+        "corpus": claim.corpus,
         "metric": claim.metric,
         "A": claim.a,
         "B": claim.b,
@@ -142,8 +159,17 @@ def verdict(kind: str, row: dict[str, object], paper_value: float | None = None)
 
 
 def verdict_table(claims: Sequence[Claim], results_dir: Path) -> pd.DataFrame:
-    """One row per claim: the comparison, Holm over every tested row, the verdict."""
-    rows = [_row(claim, claim.values(Path(results_dir))) for claim in claims]
+    """One row per claim on the committed slices, and one more on the pooled corpora where
+    they hold its records: the comparison, Holm over every tested row, the verdict."""
+    measured: list[tuple[Claim, ClaimValues | None]] = []
+    for claim in claims:
+        measured.append((claim, claim.values(Path(results_dir))))
+        pooled = claim.on_pooled_corpora()
+        found = pooled.values(Path(results_dir)) if pooled is not None else None
+        if pooled is not None and found is not None and len(found.a):
+            measured.append((pooled, found))
+    claims = [claim for claim, _ in measured]
+    rows = [_row(claim, found) for claim, found in measured]
     table = pd.DataFrame(rows)
     if "p" not in table:
         table["p"] = math.nan
@@ -175,6 +201,7 @@ def verdict_markdown(table: pd.DataFrame) -> pd.DataFrame:
         {
             "paper": table["paper"],
             "claim": table["claim"],
+            "corpus": table["corpus"],
             "A": table["A"],
             "B": table["B"],
             "metric": table["metric"],

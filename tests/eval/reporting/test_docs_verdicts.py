@@ -1,0 +1,31 @@
+"""ace_lab.eval.reporting.docs_verdicts: the README's verdict sentence, per corpus."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ace_lab.eval.reporting.docs_numbers import DocsError
+from ace_lab.eval.reporting.docs_verdicts import verdicts_figure
+from ace_lab.eval.reporting.verdicts import POOLED, SLICES
+
+
+def _table(tmp_path, rows: list[tuple[str, str, str]]) -> None:
+    frame = pd.DataFrame(rows, columns=["claim", "corpus", "verdict"])
+    frame.to_csv(tmp_path / "verdicts.csv", index=False)
+
+
+def test_the_summary_counts_each_corpus_on_its_own(tmp_path):
+    _table(tmp_path, [("c1", SLICES, "supported"), ("c2", SLICES, "inconclusive")])
+    text = verdicts_figure(tmp_path, ("summary",))
+    assert text == (
+        "of 2 headline claims, 1 supported, 0 contradicted and 1 inconclusive at the committed n"
+        " (c1: supported)"
+    )
+    _table(tmp_path, [("c1", SLICES, "inconclusive"), ("c1", POOLED, "contradicted")])
+    slices, pooled = verdicts_figure(tmp_path, ("summary",)).split("; ")
+    assert slices.startswith("of 1 headline claims, 0 supported, 0 contradicted and 1")
+    assert pooled.endswith("inconclusive on the pooled corpora (c1: contradicted)")
+    assert verdicts_figure(tmp_path, ("count", "contradicted")) == "1"
+    with pytest.raises(DocsError, match="summary or count"):
+        verdicts_figure(tmp_path, ("all",))
