@@ -223,8 +223,13 @@ def serve(
         set_niceness(options.nice)  # inherited by the binary
         # PR_SET_PDEATHSIG: the binary dies with this process, even one killed by SIGKILL.
         child = subprocess.Popen(args, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-        signal.signal(signal.SIGTERM, lambda *_: (child.terminate(), child.wait(), os._exit(0)))
-        sys.exit(child.wait())
+        ended: list[int] = []
+        # The handler only passes SIGTERM on: the main thread is inside child.wait(), which
+        # holds Popen's non-reentrant wait lock, so waiting here again would deadlock and leave
+        # this process alive beside a dead, unreaped server.
+        signal.signal(signal.SIGTERM, lambda *_: (ended.append(1), child.terminate()))
+        code = child.wait()
+        sys.exit(0 if ended else code)
     import xllamacpp
 
     set_niceness(options.nice)  # before its threads start: they inherit it

@@ -148,3 +148,40 @@ def test_niceness_is_set_or_the_refusal_said(monkeypatch, capsys) -> None:
     monkeypatch.setattr(os, "setpriority", refuse)
     assert serving.set_niceness(-10) == os.getpriority(os.PRIO_PROCESS, 0)
     assert "cannot set niceness -10" in capsys.readouterr().out
+
+
+def test_sigterm_ends_the_server_process_and_its_binary(tmp_path) -> None:
+    """A SIGTERM from outside (``kill``, a service manager) ends the server process and the
+    llama-server it runs, both reaped: the process must never stay alive beside a dead
+    binary, where a client would find it and wait on a port nothing serves."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fake = tmp_path / "llama-server"
+    pid_file = tmp_path / "binary.pid"
+    fake.write_text(
+        f"#!{sys.executable}\nimport os, time\n"
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
+    )
+    fake.chmod(0o755)
+    argv = [sys.executable, "-m", "ace_lab.llm.server", "--model", "m.gguf", "--port", "1"]
+    argv += ["--model-dir", str(tmp_path / "models"), "--backend", "llama-server"]
+    server = subprocess.Popen(
+        argv, env=os.environ | {serving.BINARY_ENV: str(fake)}, stdout=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.is_file() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the binary never started"
+            time.sleep(0.1)
+        binary = int(pid_file.read_text())
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=15) == 0
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{binary}").exists():  # gone, not a zombie left unreaped
+            assert time.monotonic() < deadline, "the binary outlived its server process"
+            time.sleep(0.1)
+    finally:
+        server.kill()
