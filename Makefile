@@ -15,7 +15,7 @@ SMOKE_TIER ?= smollm135m
 EXPLORERS := notebooks/09_what_if_explorer.ipynb
 NOTEBOOKS ?= $(filter-out $(EXPLORERS),$(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)))
 
-.PHONY: setup models native test unit reproduce lab lint lock clean bench reliability
+.PHONY: setup models native test unit reproduce lab lint lock clean bench reliability pooled
 
 setup: $(VENV)/.installed
 
@@ -62,6 +62,23 @@ reproduce: setup models native
 	$(BIN)/python -m ace_lab.eval.reporting.budget_report  # budget sweeps: curves, areas, figures budget_*
 	$(BIN)/ace-lab verdicts  # the verdict on each headline claim (results/verdicts.*)
 	$(BIN)/python -m ace_lab.eval.reporting.headline_report  # headline table and figure per task
+
+# The pooled-corpus studies (docs/evaluation.md#pooled-corpus-studies): days of model time on a
+# 2-core machine, so every step resumes where it stopped; run it again to go on. The order puts
+# first what reaches a verdict soonest: HotpotQA's hierarchical graph and the evidence-only runs
+# the ACE and MOSAIC claims read, then HippoRAG's OpenIE graph, then MuSiQue the same way.
+POOLED_SETS ?= hotpotqa_train_sample100_hipporag_pooled musique_train_sample100_hipporag_pooled
+POOLED_HIERARCHICAL := naive hirag ace-full ace-adaptive mosaic mosaic-fixed:narrow \
+	mosaic-fixed:medium mosaic-fixed:wide
+pooled: setup models native
+	set -e; for set in $(POOLED_SETS); do \
+	  $(BIN)/ace-lab build --dataset $$set --n 100 --family hierarchical; \
+	  $(BIN)/ace-lab run --evidence-only --budgets 1500 --dataset $$set --n 100 \
+	    --methods $(POOLED_HIERARCHICAL); \
+	  $(BIN)/ace-lab build --dataset $$set --n 100 --family openie; \
+	  $(BIN)/ace-lab run --evidence-only --budgets 1500 --dataset $$set --n 100 --methods hipporag; \
+	done
+	$(BIN)/ace-lab verdicts
 
 # JupyterLab on the checkout's root, opening notebooks/ (the views under figures/ load), saving
 # tracked notebooks without outputs, --allow-root added as root (ace_lab/lab.py). LAB_ARGS goes
