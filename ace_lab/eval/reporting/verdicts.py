@@ -22,8 +22,8 @@ The claims themselves are method-specific and live in each method's report packa
 (``<report>.claims.CLAIMS``); each claim says where its values come from
 (:class:`ClaimValues`). This module only turns values into a row.
 
-Each claim is measured on the committed slices, whose questions each bring a small corpus of
-their own, and again on the pooled corpora (:data:`POOLED`), where a question's passages hide
+Each claim is measured on the committed slices, whose corpus is only their own questions'
+passages, and again on the pooled corpora (:data:`POOLED`), where a question's passages hide
 among a thousand others, when its values know how
 (:class:`~ace_lab.eval.reporting.claim_values.StudyValues`) and the pooled studies hold
 records; the ``corpus`` column says which. Holm's adjustment runs over every tested row.
