@@ -25,14 +25,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: bench.record and ace_lab from the checkout
     sys.path.insert(0, str(ROOT))
 
 from ace_lab.config import DEFAULT_TIER, load_settings  # noqa: E402
-from ace_lab.eval.reporting.export import to_markdown  # noqa: E402
 
 EXTRACT_FILE = "hirag_extract.jsonl"
 
@@ -136,9 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     run = record.Run(record.command_line())
     rows = measure(records(args.graphs, args.model), server_counter(args.model))
-    table = to_markdown(pd.DataFrame(rows))
-    print(table)
-    record.write(args.out, rows, table, [run.finish()])
+    record.publish(args.out, rows, run)
     return 0
 
 

@@ -28,7 +28,6 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-import pandas as pd
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +36,6 @@ if str(ROOT) not in sys.path:  # run as a script: bench.record and ace_lab from 
 
 from ace_lab.config import DEFAULT_TIER, load_settings  # noqa: E402
 from ace_lab.data import Chunk  # noqa: E402
-from ace_lab.eval.reporting.export import to_markdown  # noqa: E402
 from ace_lab.graph.build import extraction_config, slice_chunks  # noqa: E402
 from ace_lab.graph.names import normalise_name  # noqa: E402
 from ace_lab.llm import LLM  # noqa: E402
@@ -194,9 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = record.Run(record.command_line())
     schemas = committed_schemas(args.datasets, args.model, settings)
     rows = measure(bench_chunks(args.datasets, args.chunks), args.families, llm, schemas)
-    table = to_markdown(pd.DataFrame(rows))
-    print(table)
-    record.write(args.out, rows, table, [run.finish()])
+    record.publish(args.out, rows, run)
     return 0
 
 

@@ -37,7 +37,6 @@ if str(ROOT) not in sys.path:  # run as a script: bench.record and ace_lab from 
 from ace_lab.data import Chunk, Question, chunk_passages, load_slice  # noqa: E402
 from ace_lab.eval.metrics.answers import passage_recall  # noqa: E402
 from ace_lab.eval.metrics.evidence import answer_coverage  # noqa: E402
-from ace_lab.eval.reporting.export import to_markdown  # noqa: E402
 from ace_lab.eval.statistics import mean_interval, paired_bootstrap  # noqa: E402
 from ace_lab.graph.names import chunk_node  # noqa: E402
 from ace_lab.graph.seeds import build_seed_indexes  # noqa: E402
@@ -148,9 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pooled = measure_slice(dataset + POOLED, args.n, args.budgets)
         for at_budget in zip(small, pooled, strict=True):
             rows += rows_of(*at_budget)
-    table = to_markdown(pd.DataFrame(rows))
-    print(table)
-    record.write(args.out, rows, table, [run.finish()])
+    record.publish(args.out, rows, run)
     return 0
 
 

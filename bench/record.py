@@ -94,6 +94,16 @@ def write(out: Path, rows: list[dict[str, Any]], table: str, runs: list[Run], **
     out.with_suffix(".md").write_text(markdown(table, runs))
 
 
+def publish(out: Path, rows: list[dict[str, Any]], run: Run) -> None:
+    """Print ``rows`` as a markdown table and write them with ``run`` finished (:func:`write`):
+    the end of a bench that makes one table in one run."""
+    from ace_lab.eval.reporting.export import to_markdown
+
+    table = to_markdown(pd.DataFrame(rows))
+    print(table)
+    write(out, rows, table, [run.finish()])
+
+
 def markdown(table: str, runs: list[Run]) -> str:
     """``<out>.md``: the commands that regenerate it, ``table``, one footnote per run."""
     notes = "\n".join(f"- {r.footnote()}" for r in runs)

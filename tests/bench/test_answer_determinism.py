@@ -3,22 +3,15 @@ throughput it reports, setting parsing and prompt building (a fake server, no mo
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 from collections import Counter
 
 import pytest
 
 from ace_lab.tokens import count_tokens
-from tests.support.paths import REPO
+from tests.support.benches import load_bench
 
-_PATH = REPO / "bench" / "answer_determinism.py"
-_SPEC = importlib.util.spec_from_file_location("answer_determinism", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = bench  # its dataclasses resolve their module while it loads
-_SPEC.loader.exec_module(bench)
+bench = load_bench("answer_determinism")
 
 
 def _prompt(name: str) -> list[dict[str, str]]:

@@ -3,18 +3,14 @@ computed from records, and graph sizes read from a graph archive."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 
 import pytest
 
-from tests.support.paths import REPO
+from tests.support.benches import load_bench
 
-_PATH = REPO / "bench" / "arc_overhead.py"
-_SPEC = importlib.util.spec_from_file_location("arc_overhead", _PATH)
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_bench("arc_overhead")
 
 
 def _record(method: str, cypher_ms: float, executed: int, interface: int, **extra) -> dict:

@@ -4,19 +4,12 @@ and over all."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 from ace_lab.graph.compact import HIERARCHICAL, parse_lines
-from tests.support.paths import REPO
+from tests.support.benches import load_bench
 
-_PATH = REPO / "bench" / "extraction_format_bound.py"
-_SPEC = importlib.util.spec_from_file_location("extraction_format_bound", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = bench
-_SPEC.loader.exec_module(bench)
+bench = load_bench("extraction_format_bound")
 
 RESULT = {
     "entities": [

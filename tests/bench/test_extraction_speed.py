@@ -3,24 +3,17 @@ both formats on the same chunks, interleaved, with tokens, seconds and agreement
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
 from ace_lab.data import Chunk
 from ace_lab.graph.typed.schema import InducedSchema
 from ace_lab.prompts import load_prompt
-from tests.support.paths import REPO
+from tests.support.benches import load_bench
 from tests.support.scripted import scripted_llm
 
-_PATH = REPO / "bench" / "extraction_speed.py"
-_SPEC = importlib.util.spec_from_file_location("extraction_speed", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = bench
-_SPEC.loader.exec_module(bench)
+bench = load_bench("extraction_speed")
 
 SCHEMA = InducedSchema(("Person", "Place"), ("MET", "BORN_IN"))
 CHUNKS = [

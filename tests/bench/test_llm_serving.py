@@ -3,30 +3,19 @@ the option registry, and request collection keeping each call in order (no model
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
 from ace_lab.llm import LLM
+from tests.support.benches import load_bench
 from tests.support.paths import REPO
 from tests.support.scripted import ScriptedClient
 
 BENCH = REPO / "bench"
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-serving_bench = _load("llm_serving")
-requests_bench = _load("serving_requests")
+serving_bench = load_bench("llm_serving")
+requests_bench = load_bench("serving_requests")
 DATA = {"questions": [{"gold": ["Paris"]}, {"gold": ["yes"]}]}
 
 

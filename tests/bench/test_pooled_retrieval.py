@@ -3,21 +3,13 @@ gives it, and its rows pair the same questions of the small and the pooled slice
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pandas as pd
 
 from ace_lab.data import chunk_passages, load_dataset
 from ace_lab.methods.naive import NaiveRetriever
-from tests.support.paths import REPO
+from tests.support.benches import load_bench
 
-_PATH = REPO / "bench" / "pooled_retrieval.py"
-_SPEC = importlib.util.spec_from_file_location("pooled_retrieval", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = bench
-_SPEC.loader.exec_module(bench)
+bench = load_bench("pooled_retrieval")
 
 
 def test_naive_reads_the_same_contexts_from_the_passage_graph_as_from_a_build(toy_graph):

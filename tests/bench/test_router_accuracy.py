@@ -4,7 +4,6 @@ test_ace_report_routes.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pandas as pd
@@ -12,14 +11,11 @@ import pytest
 
 from ace_lab.data import Question
 from ace_lab.llm import LLM
+from tests.support.benches import load_bench
 from tests.support.paths import REPO
 from tests.support.scripted import ScriptedClient
 
-_PATH = REPO / "bench" / "router_accuracy.py"
-_SPEC = importlib.util.spec_from_file_location("router_accuracy", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_bench("router_accuracy")
 
 QUESTIONS = [
     Question("h1", "Which band released X and had drummer Y?", "Rush", (), (), "bridge", "hp"),
