@@ -10,7 +10,8 @@ cache, the *service* seconds of the send (timed around the request alone: neithe
 wait nor the time spent queueing for a slot of the client's own gate), and how many of the
 client's requests were in flight when it was sent. A call sent while others were in flight
 shares the one-slot local server with them, so its seconds are not its own cost:
-:mod:`ace_lab.eval.studies.throughput` fits speeds on solo calls.
+:mod:`ace_lab.eval.studies.throughput` fits speeds on solo calls and on the gaps between the
+completions of queued ones.
 
 Appends are one ``write`` of one line under a lock (and ``O_APPEND``), so threads and processes
 never interleave lines; a torn last line (a crash mid-write) is skipped when read.

@@ -7,7 +7,10 @@
    none of the client's other requests was in flight, so their seconds are their own: a call
    queued behind another on the one-slot server records both), ``seconds ≈ a + b·prompt +
    c·completion`` fitted as in (1) on each call's service time (the send alone, no retry wait,
-   no queueing at the client's gate). Calls sent beside others are left out and counted.
+   no queueing at the client's gate). On the one-slot local server a call sent beside others
+   is served once the call before it ends, so its own seconds are the time between the two
+   completions (:func:`back_to_back`): a build, which keeps two extraction calls in flight,
+   teaches the fit that way. Other calls sent beside others are left out and counted.
 1. **measured** — the calls of the configured endpoint identity (the model identity the LLM
    client keys its cache on) recorded in the response cache, each with its prompt and completion
    tokens and model latency. With :data:`MIN_FIT_CALLS` or more, ``seconds ≈ a + b·prompt +
@@ -31,6 +34,7 @@ import json
 import math
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +42,7 @@ import numpy as np
 from ace_lab.config import Settings, load_settings
 from ace_lab.llm import LLM
 from ace_lab.llm.endpoint import describe
-from ace_lab.llm.ledger_file import ledger_path, read_ledger
+from ace_lab.llm.ledger_file import LedgerEntry, ledger_path, read_ledger
 from ace_lab.llm.serving import resolve
 
 #: Design defaults (DESIGN.md) used when the server in use has no measured row.
@@ -148,26 +152,65 @@ def fit_latency(calls: list[tuple[int, int, float]], source: str) -> Throughput 
 
 
 # -------------------------------------------------------------------------------- ledger
+def back_to_back(entries: list[LedgerEntry]) -> list[tuple[int, int, float] | None]:
+    """Per entry (in completion order) of a one-slot server: (prompt tokens, completion
+    tokens, service s) where its seconds are known, else None. A solo call's are its own; a
+    call sent while another was in flight and still waiting when that one ended was served
+    from that end to its own, the difference of the two completion times (whole seconds in
+    the ledger, so each is off by up to a second, which a fit over many calls averages out)."""
+    found: list[tuple[int, int, float] | None] = []
+    previous_end: float | None = None
+    for entry in entries:
+        end = _timestamp(entry.time)
+        tokens = (entry.prompt_tokens, entry.completion_tokens)
+        if entry.latency_s <= 0:
+            found.append(None)
+        elif entry.in_flight <= 1:
+            found.append((*tokens, entry.latency_s))
+        elif end is None or previous_end is None:
+            found.append(None)
+        else:
+            waited = end - entry.latency_s <= previous_end <= end
+            service = end - previous_end if waited else 0.0
+            found.append((*tokens, service) if 0 < service <= entry.latency_s + 1 else None)
+        previous_end = end
+    return found
+
+
+def _timestamp(text: str) -> float | None:
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
+
 def ledger_calls(
     settings: Settings, identity: str, tags: tuple[str, ...] = ()
 ) -> tuple[list[tuple[int, int, float]], int]:
-    """(prompt tokens, completion tokens, service s) of the ledger's solo calls of ``identity``
-    (module docstring; only those whose tag starts with one of ``tags``, when given), and how
-    many of its calls were left out as sent beside others."""
+    """(prompt tokens, completion tokens, service s) of the ledger's calls of ``identity``
+    whose service seconds are known (module docstring; only those whose tag starts with one of
+    ``tags``, when given), and how many of its calls were left out as sent beside others."""
     entries = read_ledger(ledger_path(settings.cache_dir), identity)
-    entries = [e for e in entries if not tags or e.tag.startswith(tags)]
-    solo = [
-        (e.prompt_tokens, e.completion_tokens, e.latency_s)
-        for e in entries
-        if e.in_flight <= 1 and e.latency_s > 0
-    ]
-    return solo, len(entries) - len(solo)
+    one_slot = settings.llm.is_local and settings.llm.parallel == 1
+    if one_slot:
+        known = back_to_back(entries)
+    else:
+        known = [
+            (e.prompt_tokens, e.completion_tokens, e.latency_s)
+            if e.in_flight <= 1 and e.latency_s > 0
+            else None
+            for e in entries
+        ]
+    chosen = [k for e, k in zip(entries, known, strict=True) if not tags or e.tag.startswith(tags)]
+    usable = [k for k in chosen if k is not None]
+    return usable, len(chosen) - len(usable)
 
 
 def ledger_throughput(
     settings: Settings, identity: str, tags: tuple[str, ...] = ()
 ) -> Throughput | None:
-    """The speed fitted on the ledger's solo calls of ``identity``: those of the work's own
+    """The speed fitted on the ledger's calls of ``identity`` whose service seconds are known
+    (:func:`ledger_calls`): those of the work's own
     stages (tags starting with one of ``tags``) when there are enough, else all of them (a mix
     of short replies leaves the generation rate poorly determined for long ones); None with
     too few calls."""
@@ -176,7 +219,7 @@ def ledger_throughput(
         if len(solo) >= MIN_FIT_CALLS:
             left_out = f"; {shared} sent beside others left out" if shared else ""
             stages = f" ({', '.join(f'{tag}*' for tag in wanted)})" if wanted else ""
-            source = f"ledger: fitted on {len(solo)} solo calls{stages} of {identity}{left_out}"
+            source = f"ledger: fitted on {len(solo)} calls{stages} of {identity}{left_out}"
             return fit_latency(solo, source)
     return None
 
