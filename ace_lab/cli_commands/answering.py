@@ -7,7 +7,10 @@ endpoint — so a mistake costs a second, not a server start or a retry per ques
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +38,22 @@ def is_user_corpus(name: str) -> bool:
     return get_spec(name).setting == CORPUS
 
 
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While the block runs, SIGTERM (``kill``, ``timeout``, a job scheduler) stops it the way
+    Ctrl-C does, so a build unwinds and archives the responses it paid for (graph.build)
+    instead of dying where it stands."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from ace_lab.ask import slice_of
 
@@ -55,15 +74,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     for family in args.family:
         compact = getattr(args, "extraction", "json") == "compact"  # JSON: the builder default
         options = {"config": extraction_config(family, "compact")} if compact else {}
-        tables, out = build_graph(
-            args.dataset,
-            args.n,
-            family,
-            seed=args.seed,
-            settings=settings,
-            with_index=not args.no_index,
-            **options,
-        )
+        with sigterm_interrupts():
+            tables, out = build_graph(
+                args.dataset,
+                args.n,
+                family,
+                seed=args.seed,
+                settings=settings,
+                with_index=not args.no_index,
+                **options,
+            )
         print(f"{family}: {out}")
         print(tables.stats().to_string())
         print(cost_frame(tables).to_string(index=False))

@@ -146,8 +146,9 @@ def build_graph(
     }
     start = time.perf_counter()
     calls_before = len(llm.ledger.calls)
-    # The responses this build uses are archived with it (a rebuild replays them).
-    with replaying(llm, out / "llm_responses.jsonl"):
+    # The responses this build uses are archived with it (a rebuild replays them); an
+    # interrupted build keeps what it paid for, so it resumes from the archive on any clone.
+    with replaying(llm, out / "llm_responses.jsonl", keep_on_error=True):
         tables = _builder(family)(chunks, llm, out, meta=meta, progress=progress, **builder_options)
     elapsed = round(time.perf_counter() - start, 1)
     made_calls = any(not c.cache_hit for c in llm.ledger.calls[calls_before:])

@@ -86,29 +86,35 @@ def _refusing(llm: LLM, path: Path | str) -> Iterator[None]:
 
 @contextmanager
 def replaying(
-    llm: LLM, path: Path | str | None, *, update: bool = True
+    llm: LLM, path: Path | str | None, *, update: bool = True, keep_on_error: bool = False
 ) -> Iterator[ResponseArchive | None]:
     """Consult the archive at ``path`` while the block runs; with ``update``, rewrite it after
     a block that finished with what it held plus every response the block used (cache hits
-    included). A block that raised leaves the file as it was; an empty ``path`` (a notebook's
-    ``responses = ""``) replays and records nothing."""
+    included). A block that raised leaves the file as it was unless ``keep_on_error``: a
+    resumable block (a graph build) keeps the responses it paid for when it is interrupted, so
+    a fresh clone resumes it from the committed archive, not only from this machine's cache.
+    An empty ``path`` (a notebook's ``responses = ""``) replays and records nothing."""
     if not path:
         yield None
         return
     archive = ResponseArchive(path)
     llm.archives.append(archive)
     earlier, llm.answered = llm.answered, {}
+    finished = False
     try:
         if replay_only():
             with _refusing(llm, path):
                 yield archive
         else:
             yield archive
+        finished = True
     finally:
         llm.archives.remove(archive)
         used, llm.answered = llm.answered, earlier | llm.answered
-    if update:
-        # Keep what the archive held: a block that replays earlier work asks the model nothing
-        # for it, and those paid responses must stay replayable.
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        ResponseArchive.write(path, archive.entries() | used)
+        # ``answered`` holds only responses the model gave (a failed call is never in it), so
+        # what an interrupted block keeps is as real as what a finished one writes.
+        if update and (finished or (keep_on_error and used)):
+            # Keep what the archive held: a block that replays earlier work asks the model
+            # nothing for it, and those paid responses must stay replayable.
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            ResponseArchive.write(path, archive.entries() | used)

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
+import pytest
+
 from ace_lab.cli_commands import answering
 from ace_lab.config import load_settings
 
@@ -16,3 +22,11 @@ def test_a_user_corpus_writes_to_the_user_data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("ACE_LAB_RESULTS_DIR", str(tmp_path / "chosen"))  # a folder named wins
     chosen = load_settings()
     assert answering.user_results(chosen, "mine").results_dir == tmp_path / "chosen"
+
+
+def test_sigterm_interrupts_a_build_and_the_handler_is_restored():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), answering.sigterm_interrupts():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler interrupts the sleep
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -1,5 +1,6 @@
 """ace_lab.llm.replay: a block's responses archived, replayed on an empty cache without a model
-call, kept across replays, and left alone when the block fails."""
+call, kept across replays, left alone when the block fails and kept when a resumable block is
+interrupted."""
 
 from __future__ import annotations
 
@@ -67,6 +68,23 @@ def test_a_replay_keeps_what_the_archive_held_and_a_failed_block_writes_nothing(
         _ask(failing, "three")
         raise RuntimeError("the block failed")
     assert path.read_text() == held
+
+
+def test_an_interrupted_resumable_block_keeps_what_it_paid_for(settings, tmp_path):
+    path = tmp_path / "run.jsonl"
+    building = LLM(settings, client=ScriptedClient(["paid"]))
+    with pytest.raises(KeyboardInterrupt), replaying(building, path, keep_on_error=True):
+        _ask(building, "chunk one")
+        raise KeyboardInterrupt  # the build stopped before its end
+    offline = _offline(settings, tmp_path, "fresh clone")
+    with replaying(offline, path):
+        assert _ask(offline, "chunk one") == "paid"  # resumes without the model
+
+    untouched = tmp_path / "none.jsonl"
+    idle = LLM(settings, client=ScriptedClient([]))
+    with pytest.raises(KeyboardInterrupt), replaying(idle, untouched, keep_on_error=True):
+        raise KeyboardInterrupt
+    assert not untouched.exists()  # nothing paid, nothing written
 
 
 def test_replay_only_refuses_a_missing_response_even_when_the_caller_swallows_it(
