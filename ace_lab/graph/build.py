@@ -32,6 +32,7 @@ from ace_lab.config import DEFAULT_TIER, Settings, default_graphs_dir, load_sett
 from ace_lab.data import CORPUS, Chunk, Slice, chunk_passages, load_slice
 from ace_lab.data.userdir import corpus_folder
 from ace_lab.graph.bare import VIEWS, as_family, view_source
+from ace_lab.graph.build_log import build_log_summary, logged_run, read_build_log
 from ace_lab.graph.compact import extraction_label
 from ace_lab.graph.tables import GraphTables
 from ace_lab.llm import LLM
@@ -148,7 +149,8 @@ def build_graph(
     calls_before = len(llm.ledger.calls)
     # The responses this build uses are archived with it (a rebuild replays them); an
     # interrupted build keeps what it paid for, so it resumes from the archive on any clone.
-    with replaying(llm, out / "llm_responses.jsonl", keep_on_error=True):
+    # Every run is logged, also one that is interrupted: a build spanning sessions sums them.
+    with logged_run(out, llm), replaying(llm, out / "llm_responses.jsonl", keep_on_error=True):
         tables = _builder(family)(chunks, llm, out, meta=meta, progress=progress, **builder_options)
     elapsed = round(time.perf_counter() - start, 1)
     made_calls = any(not c.cache_hit for c in llm.ledger.calls[calls_before:])
@@ -159,6 +161,7 @@ def build_graph(
         elapsed if made_calls or "build_wall_s" not in previous else previous["build_wall_s"]
     )
     tables.meta["last_run_wall_s"] = elapsed
+    tables.meta["build_log"] = build_log_summary(read_build_log(out))
     tables.save(out / "tables")
     if with_index:
         from ace_lab.graph.seeds import build_seed_indexes

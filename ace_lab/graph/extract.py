@@ -188,6 +188,8 @@ def cost_summary(records: dict[str, ChunkRecord], stage: str) -> dict[str, Any]:
 
 
 def _timed(table: pd.DataFrame) -> pd.Series:
+    """The times of chunks the model extracted: a chunk replayed from the cache took no
+    model time (a resumed build re-records the chunks an interrupted run had not recorded)."""
     if "seconds" not in table:
         return pd.Series(dtype=float)
-    return table.loc[table["seconds"] > 0, "seconds"]
+    return table.loc[(table["seconds"] > 0) & (table["cache_hits"] < table["llm_calls"]), "seconds"]

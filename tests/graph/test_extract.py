@@ -47,6 +47,11 @@ def test_records_are_written_and_reused(settings, tmp_path):
     again = run_per_chunk(CHUNKS[:8], extract, out, llm, progress=False)
     assert len(again) == 8 and len(calls) == 8  # only the 3 new chunks ran
     assert cost_summary(again, "x")["calls_per_chunk"] == 1.0
+    assert cost_summary(again, "x")["seconds_per_chunk"] is not None
+    out.unlink()  # records lost, responses cached: the chunks replay and took no model time
+    replayed = run_per_chunk(CHUNKS[:8], extract, out, llm, progress=False)
+    assert all(r.cache_hits == r.llm_calls for r in replayed.values())
+    assert cost_summary(replayed, "x")["seconds_per_chunk"] is None
 
 
 def test_killed_build_resumes_without_loss_or_duplicates(settings, tmp_path):
