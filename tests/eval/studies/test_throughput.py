@@ -134,15 +134,21 @@ def test_a_real_ledger_agrees_with_the_committed_serving_table() -> None:
     speed = ledger_throughput(real, identity)
     if speed is None:
         pytest.skip("no ledger of this machine's calls with enough calls")
-    builds = len(ledger_calls(real, identity, BUILD_TAGS)[0]) >= MIN_FIT_CALLS
-    build_speed = ledger_throughput(real, identity, BUILD_TAGS) if builds else None
+    build_calls = len(ledger_calls(real, identity, BUILD_TAGS)[0])
+    build_speed = (
+        ledger_throughput(real, identity, BUILD_TAGS) if build_calls >= MIN_FIT_CALLS else None
+    )
+    # a fresh checkout's ledger may hold nothing but one build's calls, all of one prompt size
+    varied_prompts = len(ledger_calls(real, identity)[0]) - build_calls >= MIN_FIT_CALLS
     rows = [
         row
         for path in (Path(real.results_dir) / "serving").rglob("llm_serving.json")
         for row in json.loads(path.read_text())
     ]
-    checked = [("prompt tok/s", speed.prompt_tps)]
+    checked = [("prompt tok/s", speed.prompt_tps)] if varied_prompts else []
     checked += [("gen tok/s", build_speed.gen_tps)] if build_speed is not None else []
+    if not checked:
+        pytest.skip("the ledger's calls determine neither rate")
     for key, fitted in checked:
         low, high = min(r[key] for r in rows), max(r[key] for r in rows)
         assert 0.7 * low <= fitted <= 1.3 * high, (key, fitted, low, high)
