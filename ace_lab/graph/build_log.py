@@ -5,6 +5,7 @@ per-chunk records and the archived responses, and ``meta.json`` (written once, a
 can only time the last run. The log keeps every run — finished, interrupted or failed — with
 its wall time, the chunks extracted before and after it, and the model calls it made, so a
 finished build states what it took in all (:func:`build_log_summary`, kept in ``meta.json``).
+A run killed outright (``kill -9``, power loss) ends no Python block and leaves no line.
 """
 
 from __future__ import annotations
