@@ -16,8 +16,8 @@ from tests.reliability import crash_driver as driver
 CHUNK_VOLATILE = {"seconds", "cache_hits"}
 RESULT_VOLATILE = {"wall_s", "cold_wall_s", "llm_s", "cache_hits", "model_calls"}
 STEP_VOLATILE = {"elapsed", "llm_s"}
-#: ``cost`` holds seconds per chunk and the corpus stage's tokens net of cache hits.
-# build_log: a resumed build logs its runs (a kill -9 leaves no line), one build logs one run
+#: ``cost`` holds seconds per chunk and the corpus stage's tokens net of cache hits; ``build_log``
+#: sums the runs a build logged (a resumed build logs more; a kill -9 leaves no line).
 META_VOLATILE = {"build_wall_s", "last_run_wall_s", "cost", "build_log"}
 
 
