@@ -38,6 +38,7 @@ from ace_lab.eval.studies.throughput import (
     throughput,
 )
 from ace_lab.graph.build import model_label, run_dir, settings_model, slice_chunks
+from ace_lab.graph.build_log import EXTRACTION_RECORDS
 from ace_lab.graph.extract import read_records
 from ace_lab.llm import LLM
 
@@ -192,7 +193,7 @@ def _cost_row(
 
 #: The per-chunk records a build appends as it goes (``run_per_chunk``): extraction, and the
 #: typed family's reflection. The extraction records say which chunks are finished.
-CHUNK_STAGES = ("*_extract.jsonl", "*_reflect.jsonl")
+CHUNK_STAGES = (EXTRACTION_RECORDS, "*_reflect.jsonl")
 
 
 def _corpus_stages(cost: object) -> list[dict]:
