@@ -104,15 +104,13 @@ def budget_figure(
 def budget_tables(
     df: pd.DataFrame, metrics: Sequence[str] = SWEEP_METRICS
 ) -> dict[str, pd.DataFrame]:
-    """``budget_curves`` and ``budget_auc`` of an evidence study's records (empty: no sweep)."""
+    """``budget_curves`` and ``budget_auc`` of an evidence study's records (empty: no sweep,
+    e.g. a study run at the shared budget alone)."""
     curves = budget_curves(df, metrics)
-    if curves.empty:
+    areas = [a for a in (budget_auc(df, metric, REFERENCE) for metric in metrics) if len(a)]
+    if curves.empty or not areas:  # no method ran at two budgets: points, not curves
         return {}
-    areas = [budget_auc(df, metric, REFERENCE) for metric in metrics]
-    return {
-        "budget_curves": curves,
-        "budget_auc": pd.concat([a for a in areas if len(a)], ignore_index=True),
-    }
+    return {"budget_curves": curves, "budget_auc": pd.concat(areas, ignore_index=True)}
 
 
 def write_budget_report(study: str, results_dir: Path, figures_dir: Path) -> list[Path]:
