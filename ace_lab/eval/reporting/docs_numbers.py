@@ -131,6 +131,7 @@ STUDIES = {
     "musique": "musique_dev_sample292-n10-s0",
     "medical": "graphragbench_medical-n20-s0",
     "novel": "graphragbench_novel-n20-s0",
+    "hotpot_pooled_evidence": "hotpotqa_train_sample100_hipporag_pooled-n100-s0-evidence",
 }
 
 

@@ -15,6 +15,8 @@ import pandas as pd
 
 from ace_lab.eval.judging.semantic import SEMANTIC_FILE
 from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure, study_records
+from ace_lab.eval.reporting.evidence import evidence_table
+from ace_lab.eval.reporting.export import to_markdown
 from ace_lab.eval.reporting.tables import method_rows
 from ace_lab.eval.studies.study import MANIFEST
 
@@ -142,7 +144,18 @@ def judged_positions_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return position_ranges([int(p) + 1 for p in judged["position"]])
 
 
+def evidence_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``evidence STUDY METHOD...``: the evidence table of an evidence-only study as ``ace-lab
+    run --evidence-only`` prints it (n, each evidence metric with its 95 % interval, the mean
+    costs), one row per named method, in that order."""
+    study, *methods = args
+    for method in methods:
+        _rows(results_dir, study, method)  # a method without records is named, not left blank
+    return to_markdown(evidence_table(study_records(Path(results_dir), study), methods))
+
+
 FIGURES: dict[str, Figure] = {
+    "evidence": evidence_figure,
     "questions": questions_figure,
     "positions": positions_figure,
     "same_contexts": same_contexts_figure,

@@ -120,3 +120,13 @@ def test_judged_positions_are_those_a_judge_build_gave_a_verdict_on(results):
         FIGURES["judged_positions"](results, (STUDY, "late", "srv:new"))
     with pytest.raises(DocsError, match=r"no .*verdicts\.jsonl"):
         FIGURES["judged_positions"](results, ("no-such-study", "full", "srv:new"))
+
+
+def test_the_evidence_table_has_one_row_per_named_method_in_that_order(results):
+    table = FIGURES["evidence"](results, (STUDY, "late", "full"))
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]  # past the header
+    assert [row.split("|")[1].strip() for row in rows] == ["late", "full"]
+    # context_has_answer stands in for answer coverage in older records: all six covered
+    assert "| full | 6 | 1.000" in table
+    with pytest.raises(DocsError, match="no records of 'other'"):
+        FIGURES["evidence"](results, (STUDY, "full", "other"))
