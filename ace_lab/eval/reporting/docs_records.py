@@ -2,9 +2,9 @@
 :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`). How many questions some methods
 answered, at which slice positions a method's records hold a value (which questions were served
 from the response cache), on how many questions two runs built the same context, a column's total
-over a method's records, which answers a judge build gave a verdict on, and on which day methods
-ran, so a README's "all 20 questions", "questions 11–20", "3 model calls" or "rerun on ..." is
-computed, never typed."""
+over a method's records, which answers a judge build gave a verdict on, on which day methods
+ran, and an evidence-only study's table, so a README's "all 20 questions", "questions 11–20",
+"3 model calls" or "rerun on ..." is computed, never typed."""
 
 from __future__ import annotations
 
