@@ -27,6 +27,11 @@ def add_reread_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     reread.add_argument("--methods", nargs="+", help="methods to reread (default: all)")
     reread.add_argument("--model", help=f"local model tier reading (default: {DEFAULT_TIER})")
+    reread.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the calls, tokens and hours the reread would take; run nothing",
+    )
     reread.set_defaults(handler="reading:cmd_reread")
 
 
@@ -38,6 +43,16 @@ def cmd_reread(args: argparse.Namespace) -> int:
     from ace_lab.eval.studies.study import load_results
 
     settings = settings_for(args.model)
+    if args.estimate:
+        from ace_lab.eval.studies.estimate import estimate_text
+        from ace_lab.eval.studies.reread_estimate import estimate_reread
+
+        try:
+            table = estimate_reread(args.study, args.reader, args.methods, settings=settings)
+        except (ValueError, FileNotFoundError) as exc:
+            raise UsageError(str(exc)) from exc
+        print(estimate_text(table))
+        return 0
     try:
         counts = reread(args.study, args.reader, args.methods, settings=settings)
     except (ValueError, FileNotFoundError) as exc:

@@ -100,6 +100,25 @@ def prompt_name(task: Task, style: PromptStyle = "task") -> str:
     return {"qa": "answer_qa", "qfs": "answer_qfs", "open": "answer_open"}[task]
 
 
+def answer_call(
+    task: Task,
+    style: PromptStyle,
+    query: str,
+    context: str,
+    response_type: str = "Multiple paragraphs",
+) -> tuple[list[dict[str, str]], str, int]:
+    """The answer call :func:`generate` sends for a prompt ``style`` (not the short reader):
+    its messages, ledger tag and generated-token bound."""
+    name = prompt_name(task, style)
+    variables: dict[str, str] = {"query": query, "context": context or "(no context retrieved)"}
+    if name == "answer_qfs":
+        variables["response_type"] = response_type
+    json_style = style == "json"
+    tag = f"generate.{task}.json" if json_style else f"generate.{task}"
+    bound = MAX_TOKENS[task] + (JSON_EXTRA_TOKENS if json_style else 0)
+    return load_prompt(name).messages(**variables), tag, bound
+
+
 def generate(
     llm: LLM,
     query: str,
@@ -121,16 +140,13 @@ def generate(
         return Generation(raw, answer)
     if reader is not None:  # the tagged or JSON reader, whatever the method's own style
         style = "json" if reader == "json" else "task"
-    name = prompt_name(task, style)
-    variables: dict[str, str] = {"query": query, "context": context or "(no context retrieved)"}
-    if name == "answer_qfs":
-        variables["response_type"] = response_type
+    messages, tag, max_tokens = answer_call(task, style, query, context, response_type)
     json_style = style == "json"
     completion = llm.chat(
-        load_prompt(name).messages(**variables),
-        tag=f"generate.{task}.json" if json_style else f"generate.{task}",
+        messages,
+        tag=tag,
         temperature=0.0,
-        max_tokens=MAX_TOKENS[task] + (JSON_EXTRA_TOKENS if json_style else 0),
+        max_tokens=max_tokens,
         response_format=schema_format(QAJsonAnswer) if json_style else None,
     )
     text = completion.text.strip()

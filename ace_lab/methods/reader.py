@@ -116,9 +116,14 @@ def short_reply_ok(raw: str | None) -> bool:
     return found.source == "json" and bool(found.answer)
 
 
+def short_messages(query: str, context: str) -> list[dict[str, str]]:
+    """The messages of the short reader's answer call."""
+    return load_prompt(SHORT_PROMPT).messages(query=query, context=context)
+
+
 def read_short(llm: LLM, query: str, context: str) -> tuple[str, str]:
     """One short, grammar-bound answer call: (raw reply, answer)."""
-    messages = load_prompt(SHORT_PROMPT).messages(query=query, context=context)
+    messages = short_messages(query, context)
     options: dict[str, Any]
     if getattr(llm, "takes_grammar", False):
         options = {"grammar": short_grammar(), "max_tokens": SHORT_MAX_TOKENS}

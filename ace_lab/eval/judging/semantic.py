@@ -135,6 +135,37 @@ def _identities(verdicts: pd.DataFrame) -> Counter[JudgeIdentity]:
     return Counter(JudgeIdentity(str(m or ""), p if isinstance(p, str) else "") for m, p in pairs)
 
 
+#: The columns a verdict brings to the record it judged (:func:`with_verdicts`).
+JUDGED_COLUMNS = ["semantic", "judge_model", "judge_identity", "judge_prompt"]
+
+
+def with_verdicts(df: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with each record's latest verdict about the answer it holds now (a verdict about
+    an answer a record no longer holds does not count): ``semantic`` (1.0 / 0.0, NaN where
+    none) and the judge that gave it (:data:`JUDGED_COLUMNS`)."""
+    if df.empty:
+        return df
+    rows = df.drop(columns=[c for c in JUDGED_COLUMNS if c in df])
+    rows["answer"] = [_answer(a) for a in rows["answer"]] if "answer" in rows else ""
+    latest = verdicts.drop_duplicates(["method", "id", "answer"], keep="last")
+    keep = ["method", "id", "answer", *JUDGED_COLUMNS]
+    joined = rows.merge(latest[keep], on=["method", "id", "answer"], how="left")
+    joined["semantic"] = pd.to_numeric(joined["semantic"], errors="coerce")
+    return joined
+
+
+def judge_cell(
+    judged: pd.DataFrame,
+    calibrations: Calibrations | None = None,
+    settings: Settings | None = None,
+) -> str:
+    """The calibration cell (:func:`~ace_lab.eval.judging.calibration.cells`) of the judges
+    behind the verdicts of ``judged`` (rows of :func:`with_verdicts`; those without a verdict
+    are left out); ``calibrations``: the committed ones by default."""
+    calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
+    return cells(EQUIVALENCE, calibrations, _identities(judged[judged["semantic"].notna()]))
+
+
 def semantic_report(
     df: pd.DataFrame,
     verdicts: pd.DataFrame,
@@ -153,13 +184,11 @@ def semantic_report(
     says each one's share (``calibrations``: the committed ones by default;
     :mod:`ace_lab.eval.judging.calibration`)."""
     rows = df[df["method"].isin(list(methods))].copy()
-    rows["answer"] = [_answer(a) for a in rows["answer"]]
     rows = rows[rows["gold"].map(_has_gold).astype(bool)]
     if rows.empty or verdicts.empty:
         return pd.DataFrame()
-    keep = ["method", "id", "answer", "semantic", "judge_model", "judge_identity", "judge_prompt"]
-    latest = verdicts.drop_duplicates(["method", "id", "answer"], keep="last")
-    joined = rows.merge(latest[keep], on=["method", "id", "answer"], how="inner")
+    joined = with_verdicts(rows, verdicts)
+    joined = joined[joined["semantic"].notna()]
     if joined.empty:
         return pd.DataFrame()
     rank = {m: i for i, m in enumerate(methods)}
@@ -168,7 +197,6 @@ def semantic_report(
     table.insert(1, "answers", [int(answers[m]) for m in table["method"]])
     calibrations = load_calibrations(settings=settings) if calibrations is None else calibrations
     table["judge_calibration"] = [
-        cells(EQUIVALENCE, calibrations, _identities(joined[joined["method"] == m]))
-        for m in table["method"]
+        judge_cell(joined[joined["method"] == m], calibrations) for m in table["method"]
     ]
     return table.rename(columns={"n": "judged"})

@@ -2,9 +2,10 @@
 
 A method's claims (``<report>.claims``) name studies (``results/<study>/``), runs and a metric;
 these functions read the records (:func:`~ace_lab.eval.studies.study.load_results`, which
-back-fills the evidence metrics of older records), keep the questions both runs have in each
-study, and pool them over studies (each question one unit; a study without both runs is left
-out and named in the note).
+back-fills the evidence metrics of older records, and joins each answer's stored
+semantic-equivalence verdict as the metric :data:`SEMANTIC`), keep the questions both runs have
+in each study, and pool them over studies (each question one unit; a study without both runs is
+left out and named in the note; a judged metric's note gives its judge's calibration).
 """
 
 from __future__ import annotations
@@ -17,21 +18,35 @@ import numpy as np
 import pandas as pd
 
 from ace_lab.config import load_settings
+from ace_lab.eval.judging.semantic import judge_cell, load_semantic, with_verdicts
 from ace_lab.eval.reporting.evidence import metric_values
 from ace_lab.eval.reporting.verdicts import ClaimValues
+from ace_lab.eval.studies.reread import reread_study
 from ace_lab.eval.studies.runner import EVIDENCE_SUFFIX
 from ace_lab.eval.studies.study import load_results
 from ace_lab.viz.names import dataset_name
 
 #: A metric: a record column, or a function of one run's records giving a value per question id.
 Metric = str | Callable[[pd.DataFrame], pd.Series]
+#: The metric that is the semantic-equivalence judge's verdict on each answer (1 / 0; ``ace-lab
+#: semantic`` stores them; an answer without one is left out).
+SEMANTIC = "semantic"
 
 
 def study_frame(results_dir: Path, study: str) -> pd.DataFrame:
-    """Every record of ``study`` under ``results_dir``; empty when the study is not there."""
+    """Every record of ``study`` under ``results_dir``, each with the stored verdict on its
+    answer (:data:`SEMANTIC`, NaN where none); empty when the study is not there."""
     if not (Path(results_dir) / study).is_dir():
         return pd.DataFrame()
-    return load_results(study, replace(load_settings(), results_dir=Path(results_dir)))
+    settings = replace(load_settings(), results_dir=Path(results_dir))
+    return with_verdicts(load_results(study, settings), load_semantic(study, settings))
+
+
+def judge_note(results_dir: Path, judged: Sequence[pd.DataFrame]) -> str:
+    """The note of a judged metric: the calibration of the judges behind ``judged``'s verdicts
+    (the committed calibrations under ``results_dir``)."""
+    settings = replace(load_settings(), results_dir=Path(results_dir))
+    return "judge calibration: " + judge_cell(pd.concat(judged), settings=settings)
 
 
 def run_values(frame: pd.DataFrame, method: str, metric: Metric) -> pd.Series:
@@ -62,7 +77,7 @@ def paired(
     """A's and B's values on the questions both have, pooled over ``studies``. ``b`` may be
     several runs: per study the one with the highest mean on the shared questions is B (the
     best fixed policy, chosen on the same questions — which favours B). None without pairs."""
-    a_parts, b_parts, used, missing, chosen = [], [], [], [], []
+    a_parts, b_parts, used, missing, chosen, judged = [], [], [], [], [], []
     for study in studies:
         frame = study_frame(results_dir, study)
         va = run_values(frame, a, metric)
@@ -81,6 +96,7 @@ def paired(
         b_parts.append(vb.loc[shared].to_numpy(float))
         used.append(slice_label(study))
         chosen.append(f"{slice_label(study)}: {option}")
+        judged.append(frame[frame["method"].isin([a, option]) & frame["id"].isin(shared)])
     if not used:
         return None
     notes = []
@@ -88,6 +104,8 @@ def paired(
         notes.append("B per slice: " + "; ".join(chosen))
     if missing:
         notes.append("no records on " + ", ".join(missing))
+    if SEMANTIC in (metric, b_metric):
+        notes.append(judge_note(results_dir, judged))
     return ClaimValues(
         np.concatenate(a_parts), np.concatenate(b_parts), tuple(used), "; ".join(notes)
     )
@@ -126,6 +144,11 @@ POOLED_STUDIES = {
 }
 
 
+#: The reader that re-answers the pooled evidence studies (``ace-lab reread``): one short,
+#: grammar-bound reader for every method's stored context.
+POOLED_READER = "short"
+
+
 def evidence_studies_of(studies: Sequence[str]) -> tuple[str, ...]:
     """The evidence-only study of each answered study (``<study>-evidence``)."""
     return tuple(f"{study}{EVIDENCE_SUFFIX}" for study in studies)
@@ -140,6 +163,13 @@ def pooled_studies_of(studies: Sequence[str]) -> tuple[str, ...]:
         if base in POOLED_STUDIES:
             found.append(POOLED_STUDIES[base] + study[len(base) :])
     return tuple(found)
+
+
+def answered_pooled_studies(studies: Sequence[str]) -> tuple[str, ...]:
+    """The answered runs on the pooled corpora standing for ``studies``: each pooled evidence
+    study re-answered by :data:`POOLED_READER` (``<pooled>-evidence-reread-short``)."""
+    pooled = pooled_studies_of(evidence_studies_of(studies))
+    return tuple(reread_study(study, POOLED_READER) for study in pooled)
 
 
 @dataclass(frozen=True)

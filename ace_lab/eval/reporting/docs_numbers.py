@@ -132,6 +132,9 @@ STUDIES = {
     "medical": "graphragbench_medical-n20-s0",
     "novel": "graphragbench_novel-n20-s0",
     "hotpot_pooled_evidence": "hotpotqa_train_sample100_hipporag_pooled-n100-s0-evidence",
+    "hotpot_pooled_answered": (
+        "hotpotqa_train_sample100_hipporag_pooled-n100-s0-evidence-reread-short"
+    ),
 }
 
 

@@ -3,21 +3,25 @@
 answered, at which slice positions a method's records hold a value (which questions were served
 from the response cache), on how many questions two runs built the same context, a column's total
 over a method's records, which answers a judge build gave a verdict on, on which day methods
-ran, and an evidence-only study's table, so a README's "all 20 questions", "questions 11–20",
-"3 model calls" or "rerun on ..." is computed, never typed."""
+ran, an evidence-only study's table and an answered study's accuracy (judged included), so a
+README's "all 20 questions", "questions 11–20", "3 model calls" or "rerun on ..." is computed,
+never typed."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
-from ace_lab.eval.judging.semantic import SEMANTIC_FILE
+from ace_lab.config import load_settings
+from ace_lab.eval.judging.semantic import SEMANTIC_FILE, judge_cell, load_semantic, with_verdicts
 from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure, study_records
 from ace_lab.eval.reporting.evidence import evidence_table
 from ace_lab.eval.reporting.export import to_markdown
-from ace_lab.eval.reporting.tables import method_rows
+from ace_lab.eval.reporting.tables import main_table, method_rows
+from ace_lab.eval.statistics.proportions import wilson_interval
 from ace_lab.eval.studies.study import MANIFEST
 
 
@@ -154,7 +158,43 @@ def evidence_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return to_markdown(evidence_table(study_records(Path(results_dir), study), methods))
 
 
+def answered_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``answered STUDY METHOD...``: an answered study's accuracy, one row per named method in
+    that order: n, the reader, EM and F1 with their 95 % intervals (as ``ace-lab report`` prints
+    them) and the semantic-equivalence judge's accuracy on the answers it judged (Wilson
+    interval; ``ace-lab semantic``) with that judge's calibration."""
+    study, *methods = args
+    for method in methods:
+        _rows(results_dir, study, method)
+    records = study_records(Path(results_dir), study)
+    table = main_table(records, methods).set_index("method")
+    name = STUDIES.get(study, study)
+    settings = replace(load_settings(), results_dir=Path(results_dir))
+    judged = with_verdicts(records, load_semantic(name, settings))
+    rows = []
+    for method in methods:
+        row = table.loc[method]
+        mine = judged[(judged["method"] == method) & judged["semantic"].notna()]
+        hits, n = int(mine["semantic"].sum()), len(mine)
+        low, high = wilson_interval(hits, n) if n else (float("nan"),) * 2
+        rows.append(
+            {
+                "method": method,
+                "n": int(row["n"]),
+                "reader": row["reader"],
+                "EM [95% CI]": row["EM [95% CI]"],
+                "F1 [95% CI]": row["F1 [95% CI]"],
+                "semantic accuracy [95% CI]": (
+                    f"{hits / n:.3f} [{low:.3f}, {high:.3f}] (judged {n})" if n else "not judged"
+                ),
+                "judge calibration": judge_cell(mine, settings=settings) if n else "",
+            }
+        )
+    return to_markdown(pd.DataFrame(rows))
+
+
 FIGURES: dict[str, Figure] = {
+    "answered": answered_figure,
     "evidence": evidence_figure,
     "questions": questions_figure,
     "positions": positions_figure,

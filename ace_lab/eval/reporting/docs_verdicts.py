@@ -1,10 +1,11 @@
 """The documentation's verdict lines, generated from ``results/verdicts.csv`` (``ace-lab
 verdicts``): a figure kind of :mod:`ace_lab.eval.reporting.docs_numbers` (:data:`FIGURES`).
 
-``verdicts summary`` is one sentence: how many of the headline claims are supported,
-contradicted and inconclusive, and the claims that reached a verdict, on the committed slices
-and, once they hold records, on the pooled corpora; ``verdicts count WORD``
-is the number of claims with that verdict.
+``verdicts summary`` is one sentence: how many tests of the headline claims (a row each: a
+claim measured in one metric) are supported, contradicted and inconclusive, and the claims
+that reached a verdict (with the metric where a claim is measured in several), on the
+committed slices and, once they hold records,
+on the pooled corpora; ``verdicts count WORD`` is the number of rows with that verdict.
 """
 
 from __future__ import annotations
@@ -45,10 +46,15 @@ def _summary(table: pd.DataFrame, where: str) -> str:
     counts = table["verdict"].value_counts()
     decided = table[table["verdict"] != "inconclusive"]
     words = ", ".join(f"{int(counts.get(w, 0))} {w}" for w in ("supported", "contradicted"))
-    text = f"of {len(table)} headline claims, {words} and "
+    text = f"of {len(table)} tests of headline claims, {words} and "
     text += f"{int(counts.get('inconclusive', 0))} inconclusive {where}"
     if len(decided):
-        text += " (" + "; ".join(f"{r.claim}: {r.verdict}" for r in decided.itertuples()) + ")"
+        repeated = set(table["claim"][table["claim"].duplicated()])
+        said = [
+            f"{r.claim}{f' ({r.metric})' if r.claim in repeated else ''}: {r.verdict}"
+            for r in decided.itertuples()
+        ]
+        text += " (" + "; ".join(said) + ")"
     return text
 
 

@@ -160,10 +160,15 @@ def verdict(kind: str, row: dict[str, object], paper_value: float | None = None)
 
 def verdict_table(claims: Sequence[Claim], results_dir: Path) -> pd.DataFrame:
     """One row per claim on the committed slices, and one more on the pooled corpora where
-    they hold its records: the comparison, Holm over every tested row, the verdict."""
+    they hold its records (a claim made for the pooled corpora alone, such as one on the
+    answers of their reread studies, likewise only once they hold records): the comparison,
+    Holm over every tested row, the verdict."""
     measured: list[tuple[Claim, ClaimValues | None]] = []
     for claim in claims:
-        measured.append((claim, claim.values(Path(results_dir))))
+        values = claim.values(Path(results_dir))
+        if claim.corpus == POOLED and (values is None or not len(values.a)):
+            continue  # a pooled-corpus row appears once its studies hold records
+        measured.append((claim, values))
         pooled = claim.on_pooled_corpora()
         found = pooled.values(Path(results_dir)) if pooled is not None else None
         if pooled is not None and found is not None and len(found.a):

@@ -176,7 +176,7 @@ def estimate_study(
         rows.append(row | {"cost from": cost["from"]})
         work.append((todo * cost["calls"], todo * cost["input"], todo * cost["output"]))
     flight = in_flight(settings, concurrency)
-    return _priced(rows, work, settings, flight, allow_probe, llm)
+    return priced(rows, work, settings, flight, allow_probe, llm)
 
 
 def _cost_row(
@@ -286,7 +286,7 @@ def estimate_build(
         work.append(
             tuple(todo * cost[f"chunk_{k}"] + len(chunks) * cost[f"corpus_{k}"] for k in KINDS)
         )
-    return _priced(rows, work, settings, in_flight(settings), allow_probe, llm, BUILD_TAGS)
+    return priced(rows, work, settings, in_flight(settings), allow_probe, llm, BUILD_TAGS)
 
 
 #: The ledger tags of a graph build's calls: a build is priced with the speed of those calls
@@ -298,7 +298,7 @@ KINDS = ("calls", "in", "out")
 NOTHING_LEFT = "nothing left to run"
 
 
-def _priced(
+def priced(
     rows: list[dict],
     work: list[tuple[float, ...]],
     settings: Settings,
@@ -313,10 +313,10 @@ def _priced(
         speed = throughput(settings, allow_probe=allow_probe, llm=llm, tags=tags)
     else:
         speed = Throughput(ASSUMED_PROMPT_TPS, ASSUMED_GEN_TPS, NOTHING_LEFT)
-    priced = iter(work)
+    costs = iter(work)
     for row in rows:
         if not str(row["cost from"]).startswith("no recorded"):
-            row.update(_cost_row(*next(priced), speed, flight))
+            row.update(_cost_row(*next(costs), speed, flight))
     frame = pd.DataFrame(rows)
     frame["speed from"] = speed.source.split(";")[0].split(" (")[0]
     frame.attrs["throughput"] = speed

@@ -24,8 +24,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tqdm.auto import tqdm
 
 from ace_lab.config import Settings, load_settings
 from ace_lab.eval.metrics.table import answer_scores
@@ -113,6 +116,44 @@ def reread_record(rec: dict[str, Any], llm: LLM, reader: str, task: str, study: 
     return answered | answer_scores(answered)  # the new answer's scores
 
 
+@dataclass(frozen=True)
+class Pending:
+    """One run of a study as a reread finds it: the records still to reread (a stored context,
+    not yet in the target study), how many are there already and how many kept no context."""
+
+    method: str
+    todo: list[dict[str, Any]]
+    kept: int
+    skipped: int
+    out_path: Path
+
+
+def pending(
+    study: str, reader: str, methods: Sequence[str] | None, settings: Settings
+) -> tuple[dict[str, Any], list[Pending]]:
+    """The study's manifest and, per run of ``methods`` (default all; a bare name such as
+    ``naive`` stands for the study's one run of that method, ``naive:b1500``), what a reread
+    with ``reader`` has left to do. A ValueError (one line) for an unknown reader or method, or
+    a study whose task is not QA."""
+    check_reader(reader)
+    manifest = read_manifest(study, settings)
+    task = str(manifest.get("task") or "qa")
+    if task != "qa":
+        raise ValueError(f"{study} answers task {task!r}; the readers are for QA (task qa)")
+    found = _method_files(study_dir(study, settings))
+    chosen = [run_named(found, study, m) for m in methods] if methods else list(found)
+    target = reread_study(study, reader)
+    runs = []
+    for method in chosen:
+        records = [r for r in read_jsonl(found[method]) if r.get("method", method) == method]
+        out_path = results_path(target, method, settings)
+        done = {r["id"] for r in read_jsonl(out_path)} if out_path.is_file() else set()
+        todo = [r for r in records if rereadable(r) and r["id"] not in done]
+        skipped = sum(not rereadable(r) for r in records)
+        runs.append(Pending(method, todo, len(done), skipped, out_path))
+    return manifest, runs
+
+
 def reread(
     study: str,
     reader: str = "short",
@@ -120,57 +161,56 @@ def reread(
     *,
     settings: Settings | None = None,
     llm: LLM | None = None,
+    progress: bool = True,
 ) -> dict[str, dict[str, int]]:
-    """Re-answer every stored context of ``study`` (its ``methods``, default all) with
-    ``reader`` into :func:`reread_study`; per method: ``reread``, ``kept`` (already there),
-    ``skipped`` (no stored context). A ValueError (one line) for an unknown reader or method,
-    or a short reader on a study whose task is not QA."""
-    check_reader(reader)
+    """Re-answer every stored context of ``study`` (its ``methods``, as :func:`pending` reads
+    them) with ``reader`` into :func:`reread_study`; per method: ``reread``, ``kept`` (already
+    there), ``skipped`` (no stored context). A ValueError (one line) for an unknown reader or
+    method, or a study whose task is not QA."""
     settings = settings or load_settings()
-    manifest = read_manifest(study, settings)
+    manifest, runs = pending(study, reader, methods, settings)
     task = str(manifest.get("task") or "qa")
-    if task != "qa":
-        raise ValueError(f"{study} answers task {task!r}; the readers are for QA (task qa)")
-    source = study_dir(study, settings)
-    found = _method_files(source)
-    chosen = list(methods) if methods else list(found)
-    unknown = [m for m in chosen if m not in found]
-    if unknown:
-        raise ValueError(
-            f"{study} has no records of {', '.join(unknown)}; it has: {', '.join(found)}"
-        )
-    target = reread_study(study, reader)
-    directory = study_dir(target, settings)
+    directory = study_dir(reread_study(study, reader), settings)
     llm = llm or LLM(settings)
     slice_info = {k: manifest[k] for k in SLICE_KEYS if k in manifest}
     slice_info |= {"reread_from": study, "reader": reader}
     counts: dict[str, dict[str, int]] = {}
-    for method in chosen:
-        records = [r for r in read_jsonl(found[method]) if r.get("method", method) == method]
-        out_path = results_path(target, method, settings)
-        done = {r["id"] for r in read_jsonl(out_path)} if out_path.is_file() else set()
-        todo = [r for r in records if rereadable(r) and r["id"] not in done]
-        skipped = sum(not rereadable(r) for r in records)
-        counts[method] = {"reread": 0, "kept": len(done), "skipped": skipped}
-        if skipped:
-            log.warning("%s: %d record(s) of %s kept no context: skipped", study, skipped, method)
-        if not todo:
+    for run in runs:
+        counts[run.method] = {"reread": 0, "kept": run.kept, "skipped": run.skipped}
+        if run.skipped:
+            log.warning(
+                "%s: %d record(s) of %s kept no context: skipped", study, run.skipped, run.method
+            )
+        if not run.todo:
             continue
-        graph_model = str(manifest.get("graph_model") or "")
         update_manifest(
             directory,
-            method,
+            run.method,
             slice_info=slice_info,
             llm=llm,
-            graph_model=graph_model,
+            graph_model=str(manifest.get("graph_model") or ""),
             entry={"started": utc_now(), "reread_from": study, "reader": reader},
         )
-        with out_path.open("a", encoding="utf-8") as out:
-            for rec in todo:
+        bar = tqdm(run.todo, desc=f"reread {run.method}", unit="q", disable=not progress)
+        with run.out_path.open("a", encoding="utf-8") as out:
+            for rec in bar:
                 out.write(json.dumps(reread_record(rec, llm, reader, task, study)) + "\n")
                 out.flush()
-                counts[method]["reread"] += 1
+                counts[run.method]["reread"] += 1
     return counts
+
+
+def run_named(found: dict[str, Path], study: str, name: str) -> str:
+    """The run of ``study`` that ``name`` names: itself, or for a bare method name (no options)
+    the study's one run of that method; a ValueError naming what the study has otherwise."""
+    if name in found:
+        return name
+    runs = sorted(run for run in found if ":" not in name and run.split(":", 1)[0] == name)
+    if len(runs) == 1:
+        return runs[0]
+    if runs:
+        raise ValueError(f"{study} has several runs of {name}: {', '.join(runs)}; name one")
+    raise ValueError(f"{study} has no records of {name}; it has: {', '.join(found)}")
 
 
 def _method_files(directory: Path) -> dict[str, Path]:

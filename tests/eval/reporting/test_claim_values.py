@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
+from ace_lab.eval.judging.semantic import SEMANTIC_FILE
 from ace_lab.eval.reporting.claim_values import (
     POOLED_STUDIES,
+    SEMANTIC,
+    answered_pooled_studies,
+    paired,
     paired_values,
     pooled_studies_of,
     rate_values,
@@ -58,3 +62,47 @@ def test_a_claim_whose_values_are_a_plain_function_has_no_pooled_row(tmp_path):
     claim = Claim("P", "c", "greater", "m", "A", "B", lambda _: None)
     assert claim.on_pooled_corpora() is None
     assert verdict_table([claim], tmp_path)["corpus"].tolist() == [SLICES]
+
+
+def test_the_answered_pooled_studies_are_the_pooled_evidence_studies_reread_short():
+    pooled = POOLED_STUDIES[HOTPOT]
+    assert answered_pooled_studies((HOTPOT, WIKI)) == (f"{pooled}-evidence-reread-short",)
+
+
+def test_the_semantic_metric_is_the_stored_verdict_on_the_answer_each_record_holds(tmp_path):
+    folder = tmp_path / "s"
+    (folder / "semantic").mkdir(parents=True)
+    answers = {"a": ["Paris", "Rome", "Oslo"], "b": ["Lyon", "Rome", "Bern"]}
+    for method, said in answers.items():
+        records = [
+            {"id": f"q{i}", "method": method, "answer": answer, "gold": ["x"]}
+            for i, answer in enumerate(said)
+        ]
+        (folder / f"{method}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    judge = {"judge_model": "m", "judge_identity": "local:m", "judge_prompt": "p1"}
+    verdicts = [
+        ("a", "q0", "Paris", True), ("a", "q1", "Rome", True), ("a", "q2", "Oslo", False),
+        ("b", "q0", "Lyon", False), ("b", "q1", "Rome", True),
+        ("b", "q2", "Geneva", True),  # about an answer b no longer holds: does not count
+    ]  # fmt: skip
+    lines = [
+        {"method": m, "id": i, "answer": ans, "semantic": float(ok), "by": "llm"} | judge
+        for m, i, ans, ok in verdicts
+    ]
+    (tmp_path / "s" / SEMANTIC_FILE).write_text("".join(json.dumps(r) + "\n" for r in lines))
+    found = paired(tmp_path, ("s",), "a", "b", SEMANTIC)
+    assert found is not None
+    assert found.a.tolist() == [1.0, 1.0] and found.b.tolist() == [0.0, 1.0]  # q2: b unjudged
+    assert found.note == "judge calibration: judge not calibrated"
+
+
+def test_a_claim_made_for_the_pooled_corpora_alone_appears_once_they_hold_records(tmp_path):
+    answered = answered_pooled_studies((HOTPOT,))
+    values = paired_values(answered, "a", "b", "answer_coverage")
+    claim = Claim("P", "A answers better", "greater", "F1", "a", "b", values, corpus=POOLED)
+    slices = Claim("P", "c", "greater", "m", "A", "B", lambda _: None)
+    assert verdict_table([slices, claim], tmp_path)["claim"].tolist() == ["c"]
+    _write(tmp_path, answered[0], "a", [True] * 8)
+    _write(tmp_path, answered[0], "b", [False] * 8)
+    table = verdict_table([slices, claim], tmp_path)
+    assert table["corpus"].tolist() == [SLICES, POOLED] and table.iloc[1]["n"] == 8

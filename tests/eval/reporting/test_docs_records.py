@@ -130,3 +130,36 @@ def test_the_evidence_table_has_one_row_per_named_method_in_that_order(results):
     assert "| full | 6 | 1.000" in table
     with pytest.raises(DocsError, match="no records of 'other'"):
         FIGURES["evidence"](results, (STUDY, "full", "other"))
+
+
+def test_the_answered_table_gives_em_f1_and_the_judged_accuracy_with_its_judge(tmp_path):
+    study = tmp_path / "answered"
+    study.mkdir()
+    for method, right in (("a", [1, 1, 0, 1]), ("b", [0, 1, 0, 0])):
+        records = [
+            result_record(method, i, answer=f"ans{i}", gold=[f"ans{i}"], reader="short")
+            | {"em": float(ok), "f1": float(ok)}
+            for i, ok in enumerate(right)
+        ]
+        (study / f"{method}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    judge = {"judge_model": "m", "judge_identity": "local:m", "judge_prompt": "p"}
+    verdicts = [
+        {"method": "a", "id": RESULT_IDS[i], "answer": f"ans{i}", "semantic": 1.0} | judge
+        for i in range(3)
+    ]
+    (study / "semantic").mkdir()
+    (study / "semantic" / "verdicts.jsonl").write_text(
+        "".join(json.dumps(v) + "\n" for v in verdicts)
+    )
+    docs_numbers.study_records.cache_clear()
+    table = FIGURES["answered"](tmp_path, ("answered", "b", "a"))
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]
+    assert [row.split("|")[1].strip() for row in rows] == ["b", "a"]
+    a_row = rows[1]
+    assert "| a | 4 | short | 0.750 [" in a_row
+    assert "1.000 [0.439, 1.000] (judged 3)" in a_row  # Wilson on 3 of 3
+    assert a_row.rstrip(" |").endswith("judge not calibrated")
+    assert "not judged" in rows[0]
+    with pytest.raises(DocsError, match="no records of 'c'"):
+        FIGURES["answered"](tmp_path, ("answered", "a", "c"))
+    docs_numbers.study_records.cache_clear()

@@ -108,3 +108,19 @@ def test_reread_refuses_unknown_readers_methods_and_non_qa_studies(settings) -> 
 
 def test_the_command_offers_every_reader() -> None:
     assert READER_CHOICES == READERS
+
+
+def test_a_bare_method_name_stands_for_the_study_s_one_run_of_it(settings) -> None:
+    directory = _write_study(settings)
+    runs = {"naive:b1500": "naive_b1500", "mosaic:b300": "mosaic_b300", "mosaic:b600": "m600"}
+    for run, stem in runs.items():
+        record = {"method": run, "id": "q1", "question": "Capital?", "gold": ["Paris"],
+                  "context_ids": ["p1"], "context_texts": ["Paris is the capital."]}  # fmt: skip
+        (directory / f"{stem}.jsonl").write_text(json.dumps(record) + "\n")
+    llm = scripted_llm(settings, ["Paris"])
+    counts = reread("s1", "short", ["naive"], settings=settings, llm=llm, progress=False)
+    assert counts == {"naive:b1500": {"reread": 1, "kept": 0, "skipped": 0}}
+    with pytest.raises(ValueError, match="several runs of mosaic: mosaic:b300, mosaic:b600"):
+        reread("s1", "short", ["mosaic"], settings=settings, llm=llm)
+    with pytest.raises(ValueError, match="no records of naive:b300"):
+        reread("s1", "short", ["naive:b300"], settings=settings, llm=llm)
