@@ -65,8 +65,9 @@ reproduce: setup models native
 
 # The pooled-corpus studies (docs/evaluation.md#pooled-corpus-studies): days of model time on a
 # 2-core machine, so every step resumes where it stopped; run it again to go on. The order puts
-# first what reaches a verdict soonest: HotpotQA's hierarchical graph and the evidence-only runs
-# the ACE and MOSAIC claims read, then HippoRAG's OpenIE graph, then MuSiQue the same way.
+# first what reaches a verdict soonest: HotpotQA's hierarchical graph, the evidence-only runs
+# the ACE and MOSAIC claims read and their contexts answered by the short reader (then judged),
+# then HippoRAG's OpenIE graph, then MuSiQue the same way.
 POOLED_SETS ?= hotpotqa_train_sample100_hipporag_pooled musique_train_sample100_hipporag_pooled
 POOLED_HIERARCHICAL := naive hirag ace-full ace-adaptive mosaic mosaic-fixed:narrow \
 	mosaic-fixed:medium mosaic-fixed:wide
@@ -75,8 +76,12 @@ pooled: setup models native
 	  $(BIN)/ace-lab build --dataset $$set --n 100 --family hierarchical; \
 	  $(BIN)/ace-lab run --evidence-only --budgets 1500 --dataset $$set --n 100 \
 	    --methods $(POOLED_HIERARCHICAL); \
+	  $(BIN)/ace-lab reread --study $$set-n100-s0-evidence --reader short; \
+	  $(BIN)/ace-lab semantic --study $$set-n100-s0-evidence-reread-short; \
 	  $(BIN)/ace-lab build --dataset $$set --n 100 --family openie; \
 	  $(BIN)/ace-lab run --evidence-only --budgets 1500 --dataset $$set --n 100 --methods hipporag; \
+	  $(BIN)/ace-lab reread --study $$set-n100-s0-evidence --reader short --methods hipporag; \
+	  $(BIN)/ace-lab semantic --study $$set-n100-s0-evidence-reread-short; \
 	done
 	$(BIN)/ace-lab verdicts
 

@@ -4,8 +4,8 @@ verdicts``): a figure kind of :mod:`ace_lab.eval.reporting.docs_numbers` (:data:
 ``verdicts summary`` is one sentence: how many tests of the headline claims (a row each: a
 claim measured in one metric) are supported, contradicted and inconclusive, and the claims
 that reached a verdict (with the metric where a claim is measured in several), on the
-committed slices and, once they hold records,
-on the pooled corpora; ``verdicts count WORD`` is the number of rows with that verdict.
+committed slices and, once they hold records, on the pooled corpora; ``verdicts count WORD``
+is the number of rows with that verdict.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ call each. Input tokens: each record's reader prompt, rendered exactly as the re
 and counted in word pieces (:mod:`ace_lab.tokens`, within about ±20 % of a BPE count), scaled
 by what the server counted per word piece on the records the target study already holds (a
 resumed reread learns it from its own first calls). Output tokens: the mean of this machine's
-recorded calls of the reader (its ledger tag), else the reader's bound. Calls, hours and the speed's
-source as every estimate prints them (:func:`~ace_lab.eval.studies.estimate.priced`, the speed
-fitted on the reader's own ledger calls where there are enough). A cold cache: a reread that
-repeats a cached call costs less.
+recorded calls of the reader (its ledger tag, the configured model), else the reader's bound.
+Calls, hours and the speed's source as every estimate prints them
+(:func:`~ace_lab.eval.studies.estimate.priced`, the speed fitted on the reader's own ledger
+calls where there are enough). A cold cache: a reread that repeats a cached call costs less.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ace_lab.eval.studies.estimate import priced
 from ace_lab.eval.studies.jsonl import read_jsonl, record_files
 from ace_lab.eval.studies.reread import pending, reread_study, stored_context
 from ace_lab.eval.studies.study import study_dir
-from ace_lab.eval.studies.throughput import in_flight
+from ace_lab.eval.studies.throughput import endpoint_identity, in_flight
 from ace_lab.llm.ledger_file import ledger_path, read_ledger
 from ace_lab.methods.generate import answer_call
 from ace_lab.methods.reader import SHORT_MAX_TOKENS, SHORT_TAG, short_messages
@@ -59,8 +59,9 @@ def tokens_per_piece(done: Sequence[dict[str, Any]], reader: str) -> float:
 
 
 def output_per_call(settings: Settings, tag: str, bound: int) -> tuple[float, str]:
-    """Mean generated tokens of this machine's ledger calls tagged ``tag``, else ``bound``."""
-    calls = read_ledger(ledger_path(settings.cache_dir))
+    """Mean generated tokens of this machine's ledger calls tagged ``tag`` by the configured
+    endpoint's model, else ``bound``."""
+    calls = read_ledger(ledger_path(settings.cache_dir), endpoint_identity(settings))
     found = [call.completion_tokens for call in calls if call.tag == tag]
     if found:
         return float(np.mean(found)), f"{len(found)} ledger calls"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ace_lab.eval.studies.reread_estimate import estimate_reread, prompt_pieces, reader_call
+from ace_lab.eval.studies.throughput import endpoint_identity
 from ace_lab.llm.ledger_file import LedgerEntry, append_entry, ledger_path
 from ace_lab.methods.reader import SHORT_MAX_TOKENS, SHORT_TAG
 from ace_lab.tokens import count_tokens
@@ -43,11 +44,13 @@ def test_a_reread_is_priced_from_its_prompts_the_server_s_ratio_and_the_ledger(s
     assert "the reader's bound" in cold.loc["naive:b1500", "cost from"]
 
     # one record already reread, its prompt counted 1.5 tokens per word piece by the server;
-    # three reader calls in the ledger generated 4 tokens each
+    # three reader calls of this model in the ledger generated 4 tokens each (another
+    # model's call is not this endpoint's)
     done = _record(0) | {"reader_input_tokens": round(1.5 * pieces)}
     _write(results / "s-reread-short", "naive_b1500", [done])
-    for _ in range(3):
-        entry = LedgerEntry("t", "m", SHORT_TAG, 100, 4, 0, 1.0)
+    identity = endpoint_identity(settings)
+    for model in (identity, identity, identity, "another model"):
+        entry = LedgerEntry("t", model, SHORT_TAG, 100, 4 if model == identity else 30, 0, 1.0)
         append_entry(ledger_path(settings.cache_dir), entry)
     warm = estimate_reread("s", settings=settings, allow_probe=False).set_index("method")
     assert warm.loc["naive:b1500", "records to reread"] == 3
