@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from ace_lab.eval.studies.study import (
 from ace_lab.evidence import EVIDENCE_KINDS
 from ace_lab.llm import LLM
 from ace_lab.methods.generate import generate
+from ace_lab.methods.names import parse
 from ace_lab.methods.reader import check_reader, reading
 
 log = logging.getLogger(__name__)
@@ -201,16 +202,26 @@ def reread(
 
 
 def run_named(found: dict[str, Path], study: str, name: str) -> str:
-    """The run of ``study`` that ``name`` names: itself, or for a bare method name (no options)
-    the study's one run of that method; a ValueError naming what the study has otherwise."""
+    """The run of ``study`` that ``name`` names: itself, or for a name without a variant
+    (``naive``, ``hipporag@hierarchical``) the study's one run that differs from it only by its
+    variant (``naive:b1500``, ``hipporag:b1500@hierarchical``); a ValueError naming what the
+    study has otherwise."""
     if name in found:
         return name
-    runs = sorted(run for run in found if ":" not in name and run.split(":", 1)[0] == name)
+    runs = sorted(run for run in found if _without_variant(run) == name and ":" not in name)
     if len(runs) == 1:
         return runs[0]
     if runs:
         raise ValueError(f"{study} has several runs of {name}: {', '.join(runs)}; name one")
     raise ValueError(f"{study} has no records of {name}; it has: {', '.join(found)}")
+
+
+def _without_variant(name: str) -> str:
+    """``name`` with its ``:variant`` dropped (a name outside the grammar as it is)."""
+    try:
+        return str(replace(parse(name), variant=""))
+    except KeyError:
+        return name
 
 
 def _method_files(directory: Path) -> dict[str, Path]:

@@ -112,7 +112,8 @@ def test_the_command_offers_every_reader() -> None:
 
 def test_a_bare_method_name_stands_for_the_study_s_one_run_of_it(settings) -> None:
     directory = _write_study(settings)
-    runs = {"naive:b1500": "naive_b1500", "mosaic:b300": "mosaic_b300", "mosaic:b600": "m600"}
+    runs = {"naive:b1500": "naive_b1500", "mosaic:b300": "mosaic_b300", "mosaic:b600": "m600",
+            "hipporag:b1500@hierarchical": "hipporag_b1500_hierarchical"}  # fmt: skip
     for run, stem in runs.items():
         record = {"method": run, "id": "q1", "question": "Capital?", "gold": ["Paris"],
                   "context_ids": ["p1"], "context_texts": ["Paris is the capital."]}  # fmt: skip
@@ -124,3 +125,9 @@ def test_a_bare_method_name_stands_for_the_study_s_one_run_of_it(settings) -> No
         reread("s1", "short", ["mosaic"], settings=settings, llm=llm)
     with pytest.raises(ValueError, match="no records of naive:b300"):
         reread("s1", "short", ["naive:b300"], settings=settings, llm=llm)
+    # the graph family is part of the method: a name keeps it and drops only the variant
+    llm = scripted_llm(settings, ["Paris"])
+    counts = reread("s1", "short", ["hipporag@hierarchical"], settings=settings, llm=llm)
+    assert counts == {"hipporag:b1500@hierarchical": {"reread": 1, "kept": 0, "skipped": 0}}
+    with pytest.raises(ValueError, match="no records of hipporag;"):
+        reread("s1", "short", ["hipporag"], settings=settings, llm=llm)
