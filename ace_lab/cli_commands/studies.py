@@ -14,10 +14,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ace_lab.eval.reporting.export import export_table, to_markdown
     from ace_lab.eval.reporting.tables import (
         MAIN_VIEW,
-        PAIRED_VIEW,
         cost_table,
+        default_paired_metric,
         main_table,
         paired_tests,
+        paired_view,
     )
     from ace_lab.eval.studies.study import (
         identity_mix,
@@ -34,8 +35,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     df = load_results(study, settings)
     main = main_table(df)
     tables = {"main_table": main, "cost_table": cost_table(df, reference=args.baseline)}
+    metric = args.metric or default_paired_metric(df)
+    if metric not in df:
+        raise ValueError(f"{study} has no column {metric!r} to test; --metric names a metric")
     if args.baseline in set(df["method"]) and df["method"].nunique() > 1:
-        tables["paired_tests"] = paired_tests(df, args.baseline)
+        tables["paired_tests"] = paired_tests(df, args.baseline, metric=metric)
     print(f"# {study}: {df['method'].nunique()} methods, {df['id'].nunique()} questions\n")
     for warning in identity_mix(df, settings):  # a method answered by more than one model
         print(f"warning: {warning}", file=sys.stderr)
@@ -46,12 +50,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"\nnote: {note}")
     if "paired_tests" in tables:
         paired = tables["paired_tests"]
-        shown = paired[[c for c in PAIRED_VIEW if c in paired]]  # p_holm: Holm over the rows
-        print(f"\n## F1 vs {args.baseline} (paired)\n\n" + to_markdown(shown))
+        shown = paired[[c for c in paired_view(metric) if c in paired]]  # p_holm: over the rows
+        print(f"\n## {metric.upper()} vs {args.baseline} (paired)\n\n" + to_markdown(shown))
         print(
-            "\np_holm: Holm-adjusted over this table's comparisons; mde: the smallest true F1 "
-            "difference detectable at this n (paired, alpha 0.05, power 0.8); n_for_+0.05: "
-            "questions needed to detect +0.05"
+            f"\np_holm: Holm-adjusted over this table's comparisons; mde: the smallest true "
+            f"{metric} difference detectable at this n (paired, alpha 0.05, power 0.8); "
+            "n_for_+0.05: questions needed to detect +0.05"
         )
     if args.export:
         for name, table in tables.items():

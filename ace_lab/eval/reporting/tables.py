@@ -77,6 +77,22 @@ PAIRED_VIEW = [
     "context_tokens",
     "context_tokens_baseline",
 ]
+
+
+def paired_view(metric: str = "f1") -> list[str]:
+    """:data:`PAIRED_VIEW` for :func:`paired_tests` of ``metric`` (its columns carry its label)."""
+    label = metric.upper()
+    renamed = {"F1": label, "F1_baseline": f"{label}_baseline"}
+    return [renamed.get(column, column) for column in PAIRED_VIEW]
+
+
+def default_paired_metric(df: pd.DataFrame) -> str:
+    """``f1``, or for a study whose every record is evidence-only (no answer to score) the
+    evidence metric its claims read first, ``passage_recall``."""
+    only = df.get("evidence_only")
+    return "passage_recall" if only is not None and bool(only.eq(True).all()) else "f1"
+
+
 #: The paper's names for :func:`coverage_table`'s columns (ACE Table 5).
 COVERAGE_LABELS = {
     "coverage_initial": "Initial (C_base)",
