@@ -69,8 +69,8 @@ reproduce: setup models native
 # the ACE and MOSAIC claims read and their contexts answered by the short reader (then judged),
 # then HippoRAG's OpenIE graph, then MuSiQue the same way.
 POOLED_SETS ?= hotpotqa_train_sample100_hipporag_pooled musique_train_sample100_hipporag_pooled
-POOLED_HIERARCHICAL := naive hirag ace-full ace-adaptive mosaic mosaic-fixed:narrow \
-	mosaic-fixed:medium mosaic-fixed:wide
+POOLED_HIERARCHICAL := naive hirag hipporag@hierarchical ace-full ace-adaptive mosaic \
+	mosaic-fixed:narrow mosaic-fixed:medium mosaic-fixed:wide
 pooled: setup models native
 	set -e; for set in $(POOLED_SETS); do \
 	  $(BIN)/ace-lab build --dataset $$set --n 100 --family hierarchical; \
