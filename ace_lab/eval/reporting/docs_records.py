@@ -3,9 +3,9 @@
 answered, at which slice positions a method's records hold a value (which questions were served
 from the response cache), on how many questions two runs built the same context, a column's total
 over a method's records, which answers a judge build gave a verdict on, on which day methods
-ran, an evidence-only study's table and an answered study's accuracy (judged included), so a
-README's "all 20 questions", "questions 11–20", "3 model calls" or "rerun on ..." is computed,
-never typed."""
+ran, an evidence-only study's table, an answered study's accuracy (judged included) and two
+readers on the same contexts, so a README's "all 20 questions", "questions 11–20", "3 model
+calls" or "rerun on ..." is computed, never typed."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from ace_lab.eval.judging.semantic import SEMANTIC_FILE, judge_cell, load_semant
 from ace_lab.eval.reporting.docs_numbers import STUDIES, DocsError, Figure, study_records
 from ace_lab.eval.reporting.evidence import evidence_table
 from ace_lab.eval.reporting.export import to_markdown
+from ace_lab.eval.reporting.readers import reader_comparison
 from ace_lab.eval.reporting.tables import main_table, method_rows
 from ace_lab.eval.statistics.proportions import wilson_interval
 from ace_lab.eval.studies.study import MANIFEST
@@ -193,8 +194,24 @@ def answered_figure(results_dir: Path, args: tuple[str, ...]) -> str:
     return to_markdown(pd.DataFrame(rows))
 
 
+def readers_figure(results_dir: Path, args: tuple[str, ...]) -> str:
+    """``readers STUDY REREAD METHOD``: METHOD's answers in STUDY against the same contexts
+    re-answered in REREAD (``ace-lab reread``), on the questions both hold: each reader's
+    format compliance, EM, F1, the paired F1 difference and its answer call's tokens
+    (:func:`~ace_lab.eval.reporting.readers.reader_comparison`)."""
+    study, reread, method = args
+    for name in (study, reread):
+        _rows(results_dir, name, method)
+    records = [study_records(Path(results_dir), name) for name in (study, reread)]
+    try:
+        return to_markdown(reader_comparison(*records, method))
+    except ValueError as error:
+        raise DocsError(str(error)) from None
+
+
 FIGURES: dict[str, Figure] = {
     "answered": answered_figure,
+    "readers": readers_figure,
     "evidence": evidence_figure,
     "questions": questions_figure,
     "positions": positions_figure,

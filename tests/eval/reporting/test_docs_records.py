@@ -163,3 +163,29 @@ def test_the_answered_table_gives_em_f1_and_the_judged_accuracy_with_its_judge(t
     with pytest.raises(DocsError, match="no records of 'c'"):
         FIGURES["answered"](tmp_path, ("answered", "a", "c"))
     docs_numbers.study_records.cache_clear()
+
+
+def test_the_readers_table_compares_a_study_with_its_reread(tmp_path):
+    for study, reader, extra in (
+        ("tagged", "tagged", {"model_calls": 1, "input_tokens": 200, "output_tokens": 60}),
+        ("tagged-reread-short", "short", {"reader_input_tokens": 180, "reader_output_tokens": 4}),
+    ):
+        (tmp_path / study).mkdir()
+        records = [
+            result_record("naive", i, answer=f"ans{i}", gold=[f"ans{i}"], reader=reader)
+            | {"em": 1.0, "f1": 1.0, "raw": f"ans{i}"}
+            | extra
+            for i in range(3)
+        ]
+        lines = "".join(json.dumps(r) + "\n" for r in records)
+        (tmp_path / study / "naive.jsonl").write_text(lines)
+    docs_numbers.study_records.cache_clear()
+    table = FIGURES["readers"](tmp_path, ("tagged", "tagged-reread-short", "naive"))
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]
+    assert rows[0].startswith("| tagged | 3 |") and rows[0].rstrip(" |").endswith(
+        "200.000 | 60.000"
+    )
+    assert rows[1].startswith("| short | 3 |") and rows[1].rstrip(" |").endswith("180.000 | 4.000")
+    with pytest.raises(DocsError, match="no records of 'hirag'"):
+        FIGURES["readers"](tmp_path, ("tagged", "tagged-reread-short", "hirag"))
+    docs_numbers.study_records.cache_clear()
