@@ -206,10 +206,7 @@ def _study_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPar
     report = sub.add_parser("report", parents=[common], help="result tables of a study (no LLM)")
     report.add_argument("--study", help="results/<study>/ folder (default: the newest)")
     report.add_argument("--baseline", default="hirag", help="reference for ratios and tests")
-    report.add_argument(
-        "--metric",
-        help="column of the paired tests (default: f1; passage_recall for an evidence-only study)",
-    )
+    report.add_argument("--metric", help="paired tests' column (f1; evidence-only: passage_recall)")
     report.add_argument("--export", action="store_true", help="write csv/md/tex tables")
     report.add_argument(
         "--rescore",
